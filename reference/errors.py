@@ -79,3 +79,7 @@ class DomainTooLargeError(CuzkError, ValueError):
 
 class ProvingKeyError(CuzkError, ValueError):
     """A proving or verifying key does not match the circuit or witness it is used with."""
+
+
+class SizeMismatchError(CuzkError, ValueError):
+    """Two inputs that must have the same length (bases and scalars, a domain and its values) do not."""

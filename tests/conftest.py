@@ -1,0 +1,34 @@
+"""Shared fixtures: the curves every reference test runs over, a seeded RNG, hypothesis profiles.
+
+Run the long cases with ``pytest -m slow`` (and ``HYPOTHESIS_PROFILE=thorough`` for many more examples).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from cuzk.reference.curves import BLS12_381, BN254, Curve
+
+settings.register_profile(
+    "default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
+)
+settings.register_profile("thorough", max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+ALL_CURVES = [BLS12_381, BN254]
+
+
+@pytest.fixture(params=ALL_CURVES, ids=lambda c: c.name)
+def curve(request: pytest.FixtureRequest) -> Curve:
+    """Each reference test that takes ``curve`` runs once per curve."""
+    return request.param
+
+
+@pytest.fixture
+def rng(request: pytest.FixtureRequest) -> random.Random:
+    """A random source seeded from the test's name, so every failure reproduces."""
+    return random.Random(request.node.nodeid)
