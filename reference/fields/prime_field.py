@@ -216,7 +216,9 @@ def fft_field(name: str, modulus: int, generator: int) -> type[FftFieldElement]:
     field: type[FftFieldElement] = prime_field(name, modulus, FftFieldElement)  # type: ignore[assignment]
     g = field(generator)
     if g.legendre() != -1:
-        raise ValueError(f"{generator} is a square mod {modulus:#x}; it cannot generate F_p^* nor give a primitive root")
+        raise ValueError(
+            f"{generator} is a square mod {modulus:#x}; it cannot generate F_p^* nor give a primitive root"
+        )
     s = two_adicity(modulus - 1)
     field.TWO_ADICITY = s
     field.GENERATOR = g
