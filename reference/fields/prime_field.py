@@ -30,7 +30,9 @@ class PrimeFieldElement:
     NAME: ClassVar[str]
     value: int
 
-    def __init__(self, value: int) -> None:
+    def __init__(self, value: int | PrimeFieldElement) -> None:
+        if isinstance(value, PrimeFieldElement) and type(value) is not type(self):
+            raise FieldMismatchError(f"an element of {value.NAME} cannot become an element of {self.NAME}")
         self.value = int(value) % self.MODULUS
 
     # --- construction ------------------------------------------------------------------------------------------
@@ -140,7 +142,7 @@ class PrimeFieldElement:
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash((self.NAME, self.value))
+        return hash(self.value)  # equal to hash(int) because x == int compares the value
 
     def __int__(self) -> int:
         return self.value
@@ -210,7 +212,9 @@ def fft_field(name: str, modulus: int, generator: int) -> type[FftFieldElement]:
     """Make a prime field that carries what the NTT needs, computed from ``modulus`` and ``generator``:
 
     - ``TWO_ADICITY`` S: the largest S with 2^S | p − 1 (domains up to 2^S points exist);
-    - ``GENERATOR`` g: a multiplicative generator, used to shift evaluation domains onto the coset g·H;
+    - ``GENERATOR`` g: the conventional multiplicative generator of F_p^* (the value arkworks, blst and snarkjs use),
+      which shifts evaluation domains onto the coset g·H; checked here to be a non-square, which is what the
+      coset and the root below need (a full generator check would need the factorisation of p − 1);
     - ``ROOT_OF_UNITY`` ω = g^((p−1)/2^S): a primitive 2^S-th root of unity (primitive because g is a non-square).
     """
     field: type[FftFieldElement] = prime_field(name, modulus, FftFieldElement)  # type: ignore[assignment]
