@@ -88,7 +88,7 @@ class Point:
 
     def is_in_subgroup(self) -> bool:
         """[r]P = O: the definition, by a plain scalar multiplication (slow and obviously right)."""
-        return self.is_on_curve() and self._mul_unreduced(self.group.order).is_identity()
+        return self.is_on_curve() and self.mul_unreduced(self.group.order).is_identity()
 
     def _check_group(self, other: Point) -> None:
         if other.group is not self.group:
@@ -163,8 +163,9 @@ class Point:
             return NotImplemented
         return self + (-other)
 
-    def _mul_unreduced(self, k: int) -> Point:
-        """[k]P for k ≥ 0 by double-and-add from the most significant bit, without reducing k mod r."""
+    def mul_unreduced(self, k: int) -> Point:
+        """[k]P for k ≥ 0 by double-and-add from the most significant bit, without reducing k mod r: the right
+        multiplication for points that may lie outside the order-r subgroup (subgroup checks, cofactor clearing)."""
         result = self.group.identity()
         for bit in bin(k)[2:]:
             result = result.double()
@@ -172,8 +173,13 @@ class Point:
                 result = result + self
         return result
 
+    def clear_cofactor(self) -> Point:
+        """[h]P: a point of the order-r subgroup from any point of the curve."""
+        return self.mul_unreduced(self.group.cofactor)
+
     def __mul__(self, k: object) -> Point:
-        """[k]P for an int or a scalar of the group's Fr; k is read modulo r (P is taken to be in the subgroup)."""
+        """[k]P for an int or a scalar of the group's Fr. k is read modulo r, which is right only for P in the
+        order-r subgroup; for other points use :meth:`mul_unreduced` (BLS12-381's G2 cofactor exceeds r)."""
         if isinstance(k, PrimeFieldElement):
             if type(k) is not self.group.scalar_field:
                 raise GroupMismatchError(f"a scalar of {k.NAME} cannot multiply a point of {self.group.name}")
@@ -181,7 +187,7 @@ class Point:
         if not isinstance(k, int):
             return NotImplemented
         k %= self.group.order
-        return self._mul_unreduced(k)
+        return self.mul_unreduced(k)
 
     __rmul__ = __mul__
 

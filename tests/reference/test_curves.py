@@ -32,11 +32,11 @@ def test_group_orders(curve: Curve, rng) -> None:
     for group in (curve.g1, curve.g2):
         g = group.generator
         assert g.is_on_curve() and g.is_in_subgroup() and not g.is_identity()
-        assert g._mul_unreduced(group.order).is_identity()
+        assert g.mul_unreduced(group.order).is_identity()
         # a random curve point (not necessarily in the subgroup) is killed by h·r: the cofactor is right
         point = _random_curve_point(group, rng)
-        assert point._mul_unreduced(group.cofactor * group.order).is_identity()
-        assert point._mul_unreduced(group.cofactor).is_in_subgroup()
+        assert point.mul_unreduced(group.cofactor * group.order).is_identity()
+        assert point.clear_cofactor().is_in_subgroup()
 
 
 def _random_curve_point(group, rng):
