@@ -83,3 +83,7 @@ class ProvingKeyError(CuzkError, ValueError):
 
 class SizeMismatchError(CuzkError, ValueError):
     """Two inputs that must have the same length (bases and scalars, a domain and its values) do not."""
+
+
+class ParameterError(CuzkError, ValueError):
+    """An argument outside its allowed range (an MSM window of 0 or of more bits than a scalar has, …)."""
