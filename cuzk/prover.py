@@ -18,8 +18,10 @@ from typing import Any
 from cuzk.backends import limbs
 from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
+from cuzk.reference.errors import ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
-from cuzk.reference.groth16.prover import assemble_proof, check_witness_fits, compute_h, qap_evaluations
+from cuzk.reference.groth16.prover import assemble_proof, check_witness_fits, qap_evaluations
+from cuzk.reference.qap import witness_map
 
 # The five MSMs of a proof: (name, group, the proving-key query holding the bases).
 MSMS: tuple[tuple[str, str, str], ...] = (
@@ -75,26 +77,47 @@ class Prover:
         array = limbs.fr_to_limbs(self.curve, values)
         return limbs.limbs_to_fr(self.curve, self.backend.ntt(self.curve, array, inverse=inverse, coset=coset))
 
-    def _h(self, cs: Any) -> list[Any]:
+    def _h(self, a: list[Any], b: list[Any], c: list[Any]) -> list[Any]:
         if not has_capability(self.backend, COMPUTE_H):
-            return compute_h(self.pk, cs, ntt=self._ntt)
-        a, b, c = (limbs.fr_to_limbs(self.curve, v) for v in qap_evaluations(cs))
-        h = self.backend.compute_h(self.curve, a, b, c, reduction=self.pk.reduction.value)  # type: ignore[attr-defined]
+            return witness_map(a, b, c, self.pk.reduction, ntt=self._ntt)
+        a_l, b_l, c_l = (limbs.fr_to_limbs(self.curve, v) for v in (a, b, c))
+        h = self.backend.compute_h(self.curve, a_l, b_l, c_l, reduction=self.pk.reduction.value)  # type: ignore[attr-defined]
         return limbs.limbs_to_fr(self.curve, h)
 
     def prove(self, cs: Any, *, r: Any = None, s: Any = None) -> Proof:
         """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given."""
+        self.times = PhaseTimes()
+        with self.times.phase("check_witness"):
+            check_witness_fits(self.pk, cs)
+        with self.times.phase("qap_evaluations"):
+            a, b, c = qap_evaluations(cs)
+        return self.prove_assignment(cs.full_assignment(), a, b, c, r=r, s=s, reset_times=False)
+
+    def prove_assignment(
+        self,
+        z: list[Any],
+        a: list[Any],
+        b: list[Any],
+        c: list[Any],
+        *,
+        r: Any = None,
+        s: Any = None,
+        reset_times: bool = True,
+    ) -> Proof:
+        """The proof from the full assignment z = (1, inputs…, aux…) and the evaluations a, b, c of A·z, B·z, C·z
+        on the domain (what a .zkey-based prover computes from the key's coefficients instead of a circuit).
+        The witness is trusted to satisfy the constraints: a wrong one gives a proof that does not verify."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
             raise ValueError("give both r and s, or neither")
         if r is None:
             r, s = fr(secrets.randbelow(fr.MODULUS)), fr(secrets.randbelow(fr.MODULUS))
-        self.times = PhaseTimes()
-        with self.times.phase("check_witness"):
-            check_witness_fits(self.pk, cs)
+        if len(z) != self.pk.num_variables:
+            raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
+        if reset_times:
+            self.times = PhaseTimes()
         with self.times.phase("h"):
-            h = self._h(cs)
-        z = cs.full_assignment()
+            h = self._h(a, b, c)
         scalars = {"a": z, "b_g1": z, "b_g2": z, "l": z[self.pk.num_inputs :], "h": h}
         sums = {}
         for name, group, _ in MSMS:
