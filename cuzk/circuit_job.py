@@ -10,6 +10,7 @@ from cuzk.reference.circuits import build
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.groth16 import generate_random_parameters, verify
 from cuzk.reference.qap import Reduction
+from cuzk.timing import phase_rows
 
 
 @dataclass
@@ -74,5 +75,5 @@ def prove_circuit(
         num_constraints=cs.num_constraints,
         verified=ok,
         seconds=seconds,
-        prover_phases=dict(prover.times.seconds),
+        prover_phases={row.phase: row.engine for row in phase_rows(prover.recorder)},
     )

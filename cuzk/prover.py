@@ -1,18 +1,19 @@
-"""The engine's prover: the reference's Groth16 prover with the NTTs and MSMs run by a backend.
+"""The engine's prover: the reference's Groth16 prover with the NTTs and MSMs run by a backend, laid out like the
+seed engine (SupraSeal C2): the four G1 MSMs on the main backend while the B_G2 MSM runs on a CPU thread beside
+them, and every phase timed at the engine, backend and internal levels (:mod:`cuzk.timing`).
 
-A :class:`Prover` holds a proving key prepared once for one backend (bases converted to limb arrays, or handed to
+A :class:`Prover` holds a proving key prepared once for its backends (bases converted to limb arrays, or handed to
 the backend to keep resident when it offers ``prepared_bases``) and proves any number of witnesses with it. The
-algebra is the reference's own (:func:`~cuzk.reference.groth16.prover.compute_h` with the backend's NTT,
+algebra is the reference's (:func:`~cuzk.reference.qap.witness_map` with the backend's NTT,
 :func:`~cuzk.reference.groth16.prover.assemble_proof`), so for fixed r, s the proof is the reference's, bit for bit.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from cuzk.backends import limbs
@@ -22,87 +23,127 @@ from cuzk.reference.errors import ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import assemble_proof, check_witness_fits, qap_evaluations
 from cuzk.reference.qap import witness_map
+from cuzk.timing import Recorder
 
-# The five MSMs of a proof: (name, group, the proving-key query holding the bases).
-MSMS: tuple[tuple[str, str, str], ...] = (
-    ("a", "g1", "a_query"),
-    ("b_g1", "g1", "b_g1_query"),
-    ("b_g2", "g2", "b_g2_query"),
-    ("l", "g1", "l_query"),
-    ("h", "g1", "h_query"),
+# The five MSMs of a proof: (span name, key in the sums, group, the proving-key query holding the bases).
+MSMS: tuple[tuple[str, str, str, str], ...] = (
+    ("msm_a_g1", "a", "g1", "a_query"),
+    ("msm_b_g1", "b_g1", "g1", "b_g1_query"),
+    ("msm_l_g1", "l", "g1", "l_query"),
+    ("msm_h_g1", "h", "g1", "h_query"),
+    ("msm_b_g2", "b_g2", "g2", "b_g2_query"),
 )
 
 
-@dataclass
-class PhaseTimes:
-    """Wall-clock seconds per phase of the last proof, in the order the phases ran."""
-
-    seconds: dict[str, float] = field(default_factory=dict)
-
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+def _resolve(backend: Backend | str | None) -> Backend:
+    return get_backend(backend) if backend is None or isinstance(backend, str) else backend
 
 
 class Prover:
-    """Proves witnesses for one proving key on one backend (a name, None for $CUZK_BACKEND/auto, or an object)."""
+    """Proves witnesses for one proving key.
 
-    def __init__(self, pk: ProvingKey, backend: Backend | str | None = None) -> None:
+    ``backend`` runs the NTTs and the G1 MSMs (a name, None for $CUZK_BACKEND/auto, or a backend object).
+    ``g2_backend`` runs the B_G2 MSM (default: the same backend); with ``g2_in_parallel`` (default) it runs on a
+    thread of its own, overlapping the H computation and the G1 MSMs, as the seed engine's tail MSM does.
+    ``window`` overrides every MSM's Pippenger window. Timings of the last proof are in ``recorder``.
+    """
+
+    def __init__(
+        self,
+        pk: ProvingKey,
+        backend: Backend | str | None = None,
+        *,
+        g2_backend: Backend | str | None = None,
+        g2_in_parallel: bool = True,
+        window: int | None = None,
+        recorder: Recorder | None = None,
+    ) -> None:
         self.pk, self.curve = pk, pk.curve
-        self.backend: Backend = get_backend(backend) if backend is None or isinstance(backend, str) else backend
-        self.times = PhaseTimes()
-        with self.times.phase("prepare_bases"):
-            self._bases = {name: self._prepare(group, getattr(pk, query)) for name, group, query in MSMS}
+        self.backend = _resolve(backend)
+        self.g2_backend = self.backend if g2_backend is None else _resolve(g2_backend)
+        self.g2_in_parallel, self.window = g2_in_parallel, window
+        self.recorder = recorder if recorder is not None else Recorder()
+        self._lock = threading.Lock()
+        with self.recorder.span("prepare_bases"):
+            self._bases = {
+                key: self._prepare(self._backend_for(group), group, getattr(pk, query)) for _, key, group, query in MSMS
+            }
 
-    def _prepare(self, group: str, points: list[Any]) -> Any:
+    def _backend_for(self, group: str) -> Backend:
+        return self.g2_backend if group == "g2" else self.backend
+
+    def _prepare(self, backend: Backend, group: str, points: list[Any]) -> Any:
         array = limbs.points_to_limbs(self.curve, group, points)
-        if has_capability(self.backend, PREPARED_BASES):
-            return self.backend.prepare_bases(self.curve, group, array)  # type: ignore[attr-defined]
+        if has_capability(backend, PREPARED_BASES):
+            return backend.prepare_bases(self.curve, group, array)  # type: ignore[attr-defined]
         return array
 
-    def _msm(self, name: str, group: str, scalars: list[Any]) -> Any:
-        scalar_limbs = limbs.fr_to_limbs(self.curve, scalars)
-        bases = self._bases[name]
-        if has_capability(self.backend, PREPARED_BASES):
-            result = self.backend.msm_prepared(bases, scalar_limbs)  # type: ignore[attr-defined]
-        else:
-            result = self.backend.msm(self.curve, group, bases, scalar_limbs)
-        return limbs.limbs_to_point(self.curve, group, result)
+    # --- the backend calls, each timed at the three levels -----------------------------------------------------
+
+    def _timed_call(self, backend: Backend, name: str, call: Any) -> Any:
+        """Run one backend call; record it at the backend level, and at the internal level when the backend
+        reports the compute time of the calling thread's last call (``last_internal_seconds()``)."""
+        started = time.perf_counter()
+        result = call()
+        ended = time.perf_counter()
+        self.recorder.add(name, "backend", started, ended)
+        internal = getattr(backend, "last_internal_seconds", None)
+        seconds = internal() if callable(internal) else None
+        if seconds is not None:
+            self.recorder.add(name, "internal", ended - seconds, ended)
+        return result
+
+    def _msm(self, name: str, key: str, group: str, scalars: list[Any]) -> Any:
+        backend = self._backend_for(group)
+        with self.recorder.span(name, group=group, n=len(scalars)):
+            scalar_limbs = limbs.fr_to_limbs(self.curve, scalars)
+            bases = self._bases[key]
+            if has_capability(backend, PREPARED_BASES):
+                result = self._timed_call(
+                    backend,
+                    name,
+                    lambda: backend.msm_prepared(bases, scalar_limbs, window=self.window),  # type: ignore[attr-defined]
+                )
+            else:
+                result = self._timed_call(
+                    backend, name, lambda: backend.msm(self.curve, group, bases, scalar_limbs, window=self.window)
+                )
+            return limbs.limbs_to_point(self.curve, group, result)
 
     def _ntt(self, values: list[Any], *, inverse: bool = False, coset: bool = False) -> list[Any]:
-        array = limbs.fr_to_limbs(self.curve, values)
-        return limbs.limbs_to_fr(self.curve, self.backend.ntt(self.curve, array, inverse=inverse, coset=coset))
+        name = "ntt" + ("_inverse" if inverse else "") + ("_coset" if coset else "")
+        with self.recorder.span(name, n=len(values)):
+            array = limbs.fr_to_limbs(self.curve, values)
+            out = self._timed_call(
+                self.backend, name, lambda: self.backend.ntt(self.curve, array, inverse=inverse, coset=coset)
+            )
+            return limbs.limbs_to_fr(self.curve, out)
 
     def _h(self, a: list[Any], b: list[Any], c: list[Any]) -> list[Any]:
         if not has_capability(self.backend, COMPUTE_H):
             return witness_map(a, b, c, self.pk.reduction, ntt=self._ntt)
-        a_l, b_l, c_l = (limbs.fr_to_limbs(self.curve, v) for v in (a, b, c))
-        h = self.backend.compute_h(self.curve, a_l, b_l, c_l, reduction=self.pk.reduction.value)  # type: ignore[attr-defined]
-        return limbs.limbs_to_fr(self.curve, h)
+        with self.recorder.span("compute_h", n=len(a)):
+            a_l, b_l, c_l = (limbs.fr_to_limbs(self.curve, v) for v in (a, b, c))
+            reduction = self.pk.reduction.value
+            h = self._timed_call(
+                self.backend,
+                "compute_h",
+                lambda: self.backend.compute_h(self.curve, a_l, b_l, c_l, reduction=reduction),  # type: ignore[attr-defined]
+            )
+            return limbs.limbs_to_fr(self.curve, h)
+
+    # --- proving -----------------------------------------------------------------------------------------------
 
     def prove(self, cs: Any, *, r: Any = None, s: Any = None) -> Proof:
         """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given."""
-        self.times = PhaseTimes()
-        with self.times.phase("check_witness"):
+        with self.recorder.span("check_witness"):
             check_witness_fits(self.pk, cs)
-        with self.times.phase("qap_evaluations"):
+        with self.recorder.span("qap_evaluations"):
             a, b, c = qap_evaluations(cs)
-        return self.prove_assignment(cs.full_assignment(), a, b, c, r=r, s=s, reset_times=False)
+        return self.prove_assignment(cs.full_assignment(), a, b, c, r=r, s=s)
 
     def prove_assignment(
-        self,
-        z: list[Any],
-        a: list[Any],
-        b: list[Any],
-        c: list[Any],
-        *,
-        r: Any = None,
-        s: Any = None,
-        reset_times: bool = True,
+        self, z: list[Any], a: list[Any], b: list[Any], c: list[Any], *, r: Any = None, s: Any = None
     ) -> Proof:
         """The proof from the full assignment z = (1, inputs…, aux…) and the evaluations a, b, c of A·z, B·z, C·z
         on the domain (what a .zkey-based prover computes from the key's coefficients instead of a circuit).
@@ -114,14 +155,17 @@ class Prover:
             r, s = fr(secrets.randbelow(fr.MODULUS)), fr(secrets.randbelow(fr.MODULUS))
         if len(z) != self.pk.num_variables:
             raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
-        if reset_times:
-            self.times = PhaseTimes()
-        with self.times.phase("h"):
-            h = self._h(a, b, c)
-        scalars = {"a": z, "b_g1": z, "b_g2": z, "l": z[self.pk.num_inputs :], "h": h}
-        sums = {}
-        for name, group, _ in MSMS:
-            with self.times.phase(f"msm_{name}"):
-                sums[name] = self._msm(name, group, scalars[name])
-        with self.times.phase("assemble"):
-            return assemble_proof(self.pk, sums, r=r, s=s)
+        # one proof at a time per Prover: the backends' prepared bases and the recorder are shared state
+        with self._lock, self.recorder.span("prove"):
+            scalars = {"a": z, "b_g1": z, "b_g2": z, "l": z[self.pk.num_inputs :]}
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
+                b_g2: Future[Any] | None = None
+                if self.g2_in_parallel:
+                    b_g2 = pool.submit(self._msm, "msm_b_g2", "b_g2", "g2", scalars["b_g2"])
+                with self.recorder.span("h"):
+                    scalars["h"] = self._h(a, b, c)
+                sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
+                with self.recorder.span("wait_b_g2"):
+                    sums["b_g2"] = b_g2.result() if b_g2 is not None else self._msm("msm_b_g2", "b_g2", "g2", z)
+            with self.recorder.span("assemble"):
+                return assemble_proof(self.pk, sums, r=r, s=s)
