@@ -1,0 +1,65 @@
+"""Several proofs in a pipeline, as the seed engine proves a sector's partitions: the witness of proof k + 1 is
+synthesized on a producer thread while the backend works on proof k.
+
+At most ``depth`` synthesized witnesses wait in the queue (memory stays bounded however many proofs are asked
+for), and proofs come back in the order of the jobs. A failing job stops the pipeline and its error is raised
+in order, after the proofs of the jobs before it.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from cuzk.prover import Prover
+from cuzk.reference.groth16 import Proof
+
+_DONE = object()
+
+
+def prove_many(
+    prover: Prover, jobs: Iterable[Callable[[], Any]], *, depth: int = 1, randomness: Any = None
+) -> Iterator[Proof]:
+    """Yield one proof per job; each job is a callable that synthesizes and returns a satisfied ConstraintSystem.
+
+    ``randomness``, if given, is a callable k → (r, s) for job k (tests and vectors); otherwise r, s are drawn
+    from ``secrets`` per proof.
+    """
+    if depth < 1:
+        raise ValueError(f"the pipeline depth must be at least 1, got {depth}")
+    ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def produce() -> None:
+        try:
+            for k, job in enumerate(jobs):
+                if stop.is_set():
+                    return
+                with prover.recorder.span("synthesis", job=k):
+                    cs = job()
+                ready.put((k, cs))
+        except BaseException as error:  # handed to the consumer, re-raised in order
+            ready.put((None, error))
+            return
+        ready.put((None, _DONE))
+
+    producer = threading.Thread(target=produce, name="synthesis", daemon=True)
+    producer.start()
+    try:
+        while True:
+            k, item = ready.get()
+            if k is None:
+                if item is _DONE:
+                    return
+                raise item
+            r, s = randomness(k) if randomness is not None else (None, None)
+            yield prover.prove(item, r=r, s=s)
+    finally:
+        stop.set()
+        while producer.is_alive():  # unblock a producer waiting on a full queue, then let it see `stop`
+            try:
+                ready.get_nowait()
+            except queue.Empty:
+                producer.join(timeout=0.05)
