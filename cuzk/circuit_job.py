@@ -5,35 +5,35 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from cuzk.pipeline import prove_many
 from cuzk.prover import Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.groth16 import generate_random_parameters, verify
 from cuzk.reference.qap import Reduction
-from cuzk.timing import phase_rows
+from cuzk.timing import Recorder
 
 
 @dataclass
 class ProveReport:
-    """What ``cuzk prove`` did: the circuit's size, the backend, seconds per step, and the verifier's verdict."""
+    """What ``cuzk prove`` did: the circuit's size, the backend, seconds per step, the verifier's verdicts."""
 
     circuit: str
     curve: str
     backend: str
     num_constraints: int
-    verified: bool = False
+    proofs: int
+    verified: bool
     seconds: dict[str, float] = field(default_factory=dict)
-    prover_phases: dict[str, float] = field(default_factory=dict)
+    recorder: Recorder = field(default_factory=Recorder)
 
     def lines(self) -> list[str]:
-        out = [
+        verdict = "all verify" if self.verified else "NOT ALL VERIFY"
+        return [
             f"circuit {self.circuit} on {self.curve}: {self.num_constraints} constraints; backend {self.backend}",
-            *(f"  {name:<14} {s:8.3f} s" for name, s in self.seconds.items()),
-            "  prover phases:",
-            *(f"    {name:<12} {s:8.3f} s" for name, s in self.prover_phases.items()),
-            f"proof {'verifies' if self.verified else 'DOES NOT VERIFY'}",
+            *(f"  {name:<12}{s:9.3f} s" for name, s in self.seconds.items()),
+            f"{self.proofs} proof(s): {verdict}",
         ]
-        return out
 
 
 def prove_circuit(
@@ -44,8 +44,11 @@ def prove_circuit(
     backend_name: str | None,
     reduction: str = "libsnark",
     seed: int | str = 0,
+    proofs: int = 1,
+    window: int | None = None,
 ) -> ProveReport:
-    """Synthesize ``circuit`` at about ``target_constraints``, run a one-party setup, prove, verify; time each."""
+    """Synthesize ``circuit`` at about ``target_constraints``, run a one-party setup, prove ``proofs`` witnesses
+    (different seeds, pipelined), verify each; time every step."""
     curve = curve_by_name(curve_name)
     seconds: dict[str, float] = {}
 
@@ -58,22 +61,19 @@ def prove_circuit(
     seconds["setup"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    prover = Prover(pk, backend_name)
-    seconds["prepare_key"] = time.perf_counter() - started
+    prover = Prover(pk, backend_name, window=window)
+    seconds["prepare key"] = time.perf_counter() - started
+
+    def job(k: int) -> object:
+        return cs if k == 0 else build(circuit, curve.Fr, target_constraints=target_constraints, seed=f"{seed}/{k}")
 
     started = time.perf_counter()
-    proof = prover.prove(cs)
-    seconds["prove"] = time.perf_counter() - started
+    results = list(prove_many(prover, [lambda k=k: job(k) for k in range(proofs)]))
+    seconds["prove" if proofs == 1 else f"prove ×{proofs}"] = time.perf_counter() - started
 
     started = time.perf_counter()
-    ok = verify(pk.vk, cs.input_assignment[1:], proof)
+    ok = all(verify(pk.vk, job(k).input_assignment[1:], proof) for k, proof in enumerate(results))
     seconds["verify"] = time.perf_counter() - started
     return ProveReport(
-        circuit=circuit,
-        curve=curve.name,
-        backend=prover.backend.name,
-        num_constraints=cs.num_constraints,
-        verified=ok,
-        seconds=seconds,
-        prover_phases={row.phase: row.engine for row in phase_rows(prover.recorder)},
+        circuit, curve.name, prover.backend.name, cs.num_constraints, proofs, ok, seconds, prover.recorder
     )

@@ -2,8 +2,11 @@
 
     cuzk info                                   every registered backend: available or not and why, devices
     cuzk walkthrough [--curve toy|bn254|…]      Groth16 on x³ + x + 5 = 35, every intermediate printed
-    cuzk prove [--circuit mimc] [--constraints N] [--curve bn254] [--backend NAME]
+    cuzk prove [--circuit mimc] [--constraints N] [--curve bn254] [--backend NAME] [--proofs K]
+               [--timings] [--trace FILE] [--device I] [--threads T] [--window C]
                                                 setup, prove and verify a circuit defined in the project
+    cuzk bench [--backend NAME] [--msm 10-18] [--msm-g2 10-16] [--ntt 10-20]
+                                                MSM/NTT medians of a backend
 
 Errors that a user can cause (a bad option, an unavailable backend) print one line and exit with status 2;
 they never print a traceback.
@@ -12,6 +15,7 @@ they never print a traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections.abc import Sequence
@@ -35,9 +39,21 @@ def _cmd_walkthrough(args: argparse.Namespace) -> int:
     return 0 if all([run_walkthrough(name) for name in names]) else 1
 
 
+def _apply_engine_options(args: argparse.Namespace) -> None:
+    """The engine's options mirror the environment: --device sets CUZK_DEVICE, --threads CUZK_THREADS."""
+    if getattr(args, "device", None) is not None:
+        os.environ["CUZK_DEVICE"] = str(args.device)
+    if getattr(args, "threads", None) is not None:
+        if args.threads < 1:
+            raise CuzkError(f"--threads must be at least 1, got {args.threads}")
+        os.environ["CUZK_THREADS"] = str(args.threads)
+
+
 def _cmd_prove(args: argparse.Namespace) -> int:
     from cuzk.circuit_job import prove_circuit
+    from cuzk.timing import chrome_trace, timings_table
 
+    _apply_engine_options(args)
     started = time.perf_counter()
     report = prove_circuit(
         circuit=args.circuit,
@@ -46,11 +62,52 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         backend_name=args.backend,
         reduction=args.reduction,
         seed=args.seed,
+        proofs=args.proofs,
+        window=args.window,
     )
     for line in report.lines():
         print(line)
+    if args.timings:
+        print("\n".join(timings_table(report.recorder)))
+    if args.trace:
+        print(f"trace written to {chrome_trace(report.recorder, args.trace)} (open it in ui.perfetto.dev)")
     print(f"total {time.perf_counter() - started:.2f} s")
     return 0 if report.verified else 1
+
+
+def _sizes(text: str) -> list[int]:
+    """ "10-18" → [10, …, 18]; "16" → [16]; "" → []."""
+    if not text:
+        return []
+    low, _, high = text.partition("-")
+    try:
+        return list(range(int(low), int(high or low) + 1))
+    except ValueError:
+        raise CuzkError(f"sizes are log2 ranges such as 10-18, not {text!r}") from None
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from cuzk.backends.registry import get_backend
+    from cuzk.bench import bench_msm, bench_ntt, format_rows
+    from cuzk.reference.curves import CURVES
+
+    _apply_engine_options(args)
+    backend = get_backend(args.backend)
+    rows = []
+    for name in sorted(CURVES) if args.curve == "all" else [args.curve]:
+        curve = CURVES[name]
+        rows += bench_msm(backend, curve, "g1", _sizes(args.msm), args.repeat)
+        rows += bench_msm(backend, curve, "g2", _sizes(args.msm_g2), args.repeat)
+        rows += bench_ntt(backend, curve, _sizes(args.ntt), args.repeat)
+    print("\n".join(format_rows(rows, backend.name)))
+    return 0
+
+
+def _engine_options(parser: argparse.ArgumentParser, *, window: bool = True) -> None:
+    parser.add_argument("--device", type=int, default=None, help="GPU index (sets CUZK_DEVICE)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads of the cpu backend (CUZK_THREADS)")
+    if window:
+        parser.add_argument("--window", type=int, default=None, help="Pippenger window in bits for every MSM")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +128,21 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--backend", default=None, help="backend name; default: $CUZK_BACKEND or auto")
     prove.add_argument("--reduction", default="libsnark", choices=["libsnark", "circom"])
     prove.add_argument("--seed", default="0", help="seed of the circuit's witness (default 0)")
+    prove.add_argument("--proofs", type=int, default=1, help="prove this many witnesses, pipelined (default 1)")
+    prove.add_argument("--timings", action="store_true", help="print every phase at the three timing levels")
+    prove.add_argument("--trace", metavar="FILE", help="write a Chrome-trace JSON file (open in Perfetto)")
+    _engine_options(prove)
     prove.set_defaults(run=_cmd_prove)
+
+    bench = sub.add_parser("bench", help="MSM and NTT timings of a backend (medians; first call apart)")
+    bench.add_argument("--backend", default=None, help="backend name; default: $CUZK_BACKEND or auto")
+    bench.add_argument("--curve", default="all", choices=["bn254", "bls12_381", "all"])
+    bench.add_argument("--msm", default="10-14", help="log2 sizes of the G1 MSMs (default 10-14)")
+    bench.add_argument("--msm-g2", default="10-12", help="log2 sizes of the G2 MSMs (default 10-12)")
+    bench.add_argument("--ntt", default="10-16", help="log2 sizes of the NTTs (default 10-16)")
+    bench.add_argument("--repeat", type=int, default=3, help="timed runs per size after the first (default 3)")
+    _engine_options(bench, window=False)
+    bench.set_defaults(run=_cmd_bench)
     return parser
 
 
