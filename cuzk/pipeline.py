@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from cuzk.prover import Prover
+from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import Proof
 
 _DONE = object()
@@ -28,7 +29,7 @@ def prove_many(
     from ``secrets`` per proof.
     """
     if depth < 1:
-        raise ValueError(f"the pipeline depth must be at least 1, got {depth}")
+        raise ParameterError(f"the pipeline depth must be at least 1, got {depth}")
     ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
 

@@ -19,7 +19,7 @@ from typing import Any
 from cuzk.backends import limbs
 from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
-from cuzk.reference.errors import ProvingKeyError
+from cuzk.reference.errors import ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import assemble_proof, check_witness_fits, qap_evaluations
 from cuzk.reference.qap import witness_map
@@ -150,7 +150,7 @@ class Prover:
         The witness is trusted to satisfy the constraints: a wrong one gives a proof that does not verify."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
-            raise ValueError("give both r and s, or neither")
+            raise ParameterError("give both r and s, or neither")
         if r is None:
             r, s = fr(secrets.randbelow(fr.MODULUS)), fr(secrets.randbelow(fr.MODULUS))
         if len(z) != self.pk.num_variables:

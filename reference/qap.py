@@ -27,7 +27,12 @@ from collections.abc import Callable
 from enum import Enum
 from typing import Any
 
-from cuzk.reference.errors import DomainTooLargeError, SizeMismatchError
+from cuzk.reference.errors import (
+    DomainTooLargeError,
+    ParameterError,
+    SizeMismatchError,
+    UnsatisfiedConstraintError,
+)
 from cuzk.reference.ntt import domain_root, ntt
 
 Matrix = list[list[tuple[int, Any]]]  # rows of (column in z, coefficient)
@@ -80,7 +85,7 @@ def lagrange_basis_at(field: Any, n: int, tau: Any) -> list[Any]:
     omega = domain_root(field, n)
     z_tau = tau**n - 1
     if z_tau.is_zero():
-        raise ValueError("τ lies in the evaluation domain; the QAP cannot be evaluated there")
+        raise ParameterError("τ lies in the evaluation domain; the QAP cannot be evaluated there")
     basis, omega_k = [], field.one()
     for _ in range(n):
         basis.append(omega_k * z_tau / ((tau - omega_k) * n))
@@ -126,7 +131,9 @@ def witness_map(a: list[Any], b: list[Any], c: list[Any], reduction: Reduction, 
         h_g = [(x * y - w) * z_on_coset_inv for x, y, w in zip(a_g, b_g, c_g, strict=True)]
         h = ntt(h_g, inverse=True, coset=True)
         if not h[n - 1].is_zero():
-            raise ValueError("A·B − C is not divisible by Z: the witness does not satisfy the constraints")
+            raise UnsatisfiedConstraintError(
+                "A·B − C is not divisible by Z: the witness does not satisfy the constraints"
+            )
         return h[: n - 1]
     odd = [odd_root_evaluations(v, ntt=ntt) for v in (a, b, c)]
     return [x * y - w for x, y, w in zip(*odd, strict=True)]

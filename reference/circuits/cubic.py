@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+from cuzk.reference.errors import ParameterError
 from cuzk.reference.r1cs import ConstraintSystem, LinearCombination, Variable
 
 
@@ -52,7 +53,7 @@ def synthesize_cubic(cs: ConstraintSystem, x: int = 3, steps: int = 1, out: int 
     wrong claim leaves the system unsatisfied at its last constraint, as a cheating prover's would be.
     """
     if steps < 1:
-        raise ValueError(f"steps must be at least 1, got {steps}")
+        raise ParameterError(f"steps must be at least 1, got {steps}")
     value = cs.field(x)
     for _ in range(steps):
         value = value * value * value + value + 5

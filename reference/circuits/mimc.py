@@ -27,6 +27,7 @@ import hashlib
 from dataclasses import dataclass
 from math import gcd
 
+from cuzk.reference.errors import ParameterError
 from cuzk.reference.fields.prime_field import PrimeFieldElement
 from cuzk.reference.r1cs import ConstraintSystem, LinearCombination, Variable
 
@@ -161,7 +162,7 @@ def synthesize_mimc_chain(cs: ConstraintSystem, params: MiMC, x: int, k: int, pe
     Constraints: permutations · R · constraints_per_round + 1 (the last binds the chain to the public y).
     """
     if permutations < 1:
-        raise ValueError(f"permutations must be at least 1, got {permutations}")
+        raise ParameterError(f"permutations must be at least 1, got {permutations}")
     y_value = params.field(x)
     for _ in range(permutations):
         y_value = mimc_permutation(params, y_value, k)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from cuzk.reference.errors import ParameterError
 from cuzk.reference.fixed_base import FixedBaseTable
 from cuzk.reference.groth16.data_structures import ProvingKey, ToxicWaste, VerifyingKey
 from cuzk.reference.qap import (
@@ -32,7 +33,7 @@ def generate_parameters_with_toxic_waste(
     fr = curve.Fr
     tau, alpha, beta, gamma, delta = (fr(getattr(toxic, name)) for name in ("tau", "alpha", "beta", "gamma", "delta"))
     if any(x.is_zero() for x in (alpha, beta, gamma, delta)):
-        raise ValueError("α, β, γ and δ must be non-zero")
+        raise ParameterError("α, β, γ and δ must be non-zero")
     a, b, c = cs.matrices()
     num_inputs, num_variables = cs.num_inputs, cs.num_inputs + cs.num_aux
     n = domain_size(len(a), num_inputs)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from cuzk.reference.errors import ProvingKeyError
+from cuzk.reference.errors import ParameterError, ProvingKeyError
 from cuzk.reference.groth16.data_structures import Proof, ProvingKey
 from cuzk.reference.msm import msm
 from cuzk.reference.ntt import ntt as reference_ntt
@@ -82,5 +82,5 @@ def prove(pk: ProvingKey, cs: Any, *, r: Any = None, s: Any = None) -> Proof:
     if r is None and s is None:
         return create_random_proof(pk, cs)
     if r is None or s is None:
-        raise ValueError("give both r and s, or neither")
+        raise ParameterError("give both r and s, or neither")
     return create_proof(pk, cs, r=r, s=s)

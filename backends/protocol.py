@@ -1,0 +1,470 @@
+"""The backend protocol: the one contract every backend (reference, cpu, cuda, opencl, third-party) implements.
+
+Data cross the boundary as numpy uint64 arrays of little-endian 64-bit limbs of *canonical* integers (never
+Montgomery form); see :mod:`cuzk.backends.limbs` for the layout and the conversions:
+
+    Fr scalars, NTT values      (n, 4)                 n a power of two (or 0) for NTTs
+    G1 affine points            (n, 2, L)              L = 6 (BLS12-381), 4 (BN254); infinity = all zeros
+    G2 affine points            (n, 2, 2, L)           (x.c0, x.c1), (y.c0, y.c1)
+    an MSM result               one point: (2, L) or (2, 2, L)
+
+Every result must equal the reference's bit for bit, edge cases included. Bases are trusted to lie on the curve and
+in the order-r subgroup (they come from a proving key, checked when it is loaded); everything else is validated.
+
+:class:`Backend` is the required surface. Optional capabilities are declared by name in ``capabilities`` (a
+frozenset of the constants below) and offered through the methods of the matching ``Supports…`` protocol; call
+them only when :func:`has_capability` says so. :class:`BackendBase` validates every input (dtype, shape, limb count,
+canonical values, matching lengths) before the backend's own ``_msm``/``_ntt``/… hooks run, so every backend
+rejects bad input with the same typed error naming the array and the row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.errors import (
+    BackendInputError,
+    BackendOutputError,
+    BackendUnavailableError,
+    CapabilityMissingError,
+    InputDomainTooLargeError,
+    InputSizeMismatchError,
+    InputTypeError,
+    InvalidDeviceError,
+    NotPowerOfTwoError,
+)
+from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
+from cuzk.reference.curves import Curve, curve_by_name
+
+CurveLike = Curve | str
+Reduction = Literal["libsnark", "circom"]  # the values of cuzk.reference.qap.Reduction
+FieldName = Literal["fr", "fq"]
+
+# --- optional capabilities ----------------------------------------------------------------------------------------
+
+PREPARED_BASES = "prepared_bases"  # prepare_bases + msm_prepared: bases converted/uploaded once, kept resident
+MSM_BATCH = "msm_batch"  # msm_batch: several MSMs of one group in one call (one launch, overlapped copies)
+COMPUTE_H = "compute_h"  # compute_h: the QAP quotient H fused on the device (NTTs and pointwise products)
+WINDOW = "window"  # the window= argument is honoured exactly (without it, window is a hint and may be ignored)
+FIELD_OPS = "field_ops"  # field_op: element-wise Fr/Fq arithmetic, for the conformance field vectors
+CAPABILITIES = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+
+REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
+UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
+BINARY_FIELD_OPS: tuple[str, ...] = ("add", "sub", "mul")
+MAX_WINDOW = 32
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedBases:
+    """Bases made ready once (converted, uploaded, precomputed) for many MSMs; ``payload`` is the backend's own."""
+
+    backend: str
+    curve: Curve
+    group: limbs.GroupName
+    n: int
+    payload: Any
+
+    def __len__(self) -> int:
+        return self.n
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """What every backend offers. Optional attributes: ``priority: int`` (auto picks the highest available; default
+    0), ``capabilities: frozenset[str]`` (default empty) and ``last_internal_seconds() -> float | None`` (the
+    backend-internal time, e.g. device events, of the calling thread's last call; the engine reports wrapper −
+    internal as overhead). Entry points name a factory called as ``factory(device=index_or_None)``; it must not
+    fail when the backend cannot run (report it through ``unavailable_reason`` instead)."""
+
+    name: str
+
+    def is_available(self) -> bool:
+        """Whether this backend can run here (packages importable, device present)."""
+        ...
+
+    def unavailable_reason(self) -> str | None:
+        """Why the backend cannot run (e.g. "cupy is not installed", "no CUDA device 1"), or None if it can."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """Facts for ``cuzk info``: at least ``device`` (str or None) and ``versions`` (package → version)."""
+        ...
+
+    def msm(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: np.ndarray,
+        scalars: np.ndarray,
+        *,
+        window: int | None = None,
+    ) -> np.ndarray:
+        """Σ scalars[i]·bases[i] in G1 (``group="g1"``) or G2 (``"g2"``) as one affine point; n = 0 gives the
+        identity (zeros). ``window`` is the Pippenger window in bits (honoured exactly with WINDOW)."""
+        ...
+
+    def ntt(self, curve: CurveLike, values: np.ndarray, *, inverse: bool = False, coset: bool = False) -> np.ndarray:
+        """The NTT of ``values`` (n, 4) over the order-n subgroup H of Fr^* exactly as :func:`cuzk.reference.ntt.ntt`:
+        evaluations on H (or on g·H with ``coset``, g = Fr.GENERATOR); ``inverse`` interpolates back (×1/n)."""
+        ...
+
+
+@runtime_checkable
+class SupportsPreparedBases(Protocol):
+    """Capability PREPARED_BASES."""
+
+    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases: ...
+
+    def msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, *, window: int | None = None) -> np.ndarray:
+        """The MSM of the prepared bases with ``scalars`` (same length as the bases)."""
+        ...
+
+
+@runtime_checkable
+class SupportsMsmBatch(Protocol):
+    """Capability MSM_BATCH."""
+
+    def msm_batch(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: Sequence[np.ndarray | PreparedBases],
+        scalars: Sequence[np.ndarray],
+        *,
+        windows: Sequence[int | None] | None = None,
+    ) -> np.ndarray:
+        """k MSMs at once (bases[j] with scalars[j]; bases may be prepared); the k results stacked: (k, *point)."""
+        ...
+
+
+@runtime_checkable
+class SupportsComputeH(Protocol):
+    """Capability COMPUTE_H."""
+
+    def compute_h(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> np.ndarray:
+        """The scalars the prover multiplies h_query by, from the evaluations of A·z, B·z, C·z on the domain H of
+        size n (each (n, 4)): exactly :func:`cuzk.reference.qap.witness_map`, computed without leaving the device.
+
+        ``"libsnark"`` (arkworks): iNTT a, b, c; NTT them on the coset g·H; there (a·b − c)/(gⁿ − 1); iNTT on the
+        coset: the coefficients h_0 … h_{n−2} of H = (A·B − C)/Z, shape (n − 1, 4). A non-zero h_{n−1} means the
+        witness does not satisfy the constraints: raise, as the reference does.
+        ``"circom"`` (snarkjs): the evaluations of a·b − c at the odd 2n-th roots of unity ω₂ₙ^(2i+1), no division,
+        shape (n, 4); needs 2n ≤ 2^S.
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsFieldOps(Protocol):
+    """Capability FIELD_OPS."""
+
+    def field_op(
+        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Row-wise ``op`` on canonical limbs of Fr (4 limbs) or Fq (L limbs): add, sub, mul (binary), neg, square,
+        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``."""
+        ...
+
+
+def has_capability(backend: object, capability: str) -> bool:
+    """Whether ``backend`` declares the optional ``capability`` (one of CAPABILITIES)."""
+    return capability in getattr(backend, "capabilities", frozenset())
+
+
+def backend_priority(backend: object) -> int:
+    """The priority ``auto`` ranks a backend by (cuda 300 > opencl 200 > cpu 100 > reference 0)."""
+    return int(getattr(backend, "priority", 0))
+
+
+# --- validation, shared by every backend --------------------------------------------------------------------------
+
+
+def resolve_curve(curve: CurveLike) -> Curve:
+    """A :class:`Curve` from a curve or its name."""
+    return curve if isinstance(curve, Curve) else curve_by_name(curve)
+
+
+def check_group(group: str) -> limbs.GroupName:
+    if group not in limbs.GROUPS:
+        raise BackendInputError(f"{group!r} is not a group; expected 'g1' or 'g2'", array="group")
+    return group  # type: ignore[return-value]
+
+
+def check_device(device: object) -> int | None:
+    """A device index: None (the backend's default) or a non-negative int."""
+    if device is None or (isinstance(device, int) and not isinstance(device, bool) and device >= 0):
+        return device
+    raise InvalidDeviceError(f"device must be a non-negative integer (a GPU index), got {device!r}")
+
+
+def check_same_length(first: np.ndarray, second: np.ndarray, names: tuple[str, str]) -> None:
+    if len(first) != len(second):
+        raise InputSizeMismatchError(
+            f"{len(second)} rows but {names[0]} has {len(first)}; they must have the same length",
+            array=names[1],
+        )
+
+
+def check_domain(curve: Curve, n: int, name: str = "values") -> None:
+    """n must be 0 (an empty transform, as the reference allows) or a power of two ≤ 2^S (S the 2-adicity of r − 1)."""
+    if n & (n - 1):
+        raise NotPowerOfTwoError(f"length {n} is not a power of two (NTT domains have 2^k points)", array=name)
+    if n > 1 << curve.Fr.TWO_ADICITY:
+        raise InputDomainTooLargeError(
+            f"length {n} exceeds 2^{curve.Fr.TWO_ADICITY}, the largest NTT domain of {curve.name}'s Fr",
+            array=name,
+        )
+
+
+def check_window(window: object) -> int | None:
+    if window is None or (isinstance(window, int) and not isinstance(window, bool) and 1 <= window <= MAX_WINDOW):
+        return window  # type: ignore[return-value]
+    raise BackendInputError(
+        f"{window!r} is not a window size; expected None or an int in 1…{MAX_WINDOW}", array="window"
+    )
+
+
+def check_output(backend: str, what: str, result: object, shape: tuple[int, ...]) -> np.ndarray:
+    """The backend's result, checked to be a uint64 array of ``shape`` (else the backend has a bug)."""
+    if not isinstance(result, np.ndarray) or result.dtype != np.uint64 or result.shape != shape:
+        got = f"{result.dtype} {result.shape}" if isinstance(result, np.ndarray) else type(result).__name__
+        raise BackendOutputError(f"backend {backend!r}: {what} returned {got}, expected uint64 {shape}")
+    return result
+
+
+# --- the base class -----------------------------------------------------------------------------------------------
+
+
+class BackendBase:
+    """Validation and capability bookkeeping shared by every backend; subclasses implement the ``_`` hooks.
+
+    The public methods check availability, normalise the curve, validate every array, call the hook with arrays
+    known to be well formed, and check the hook's result shape. A hook of an undeclared capability is never called:
+    the public method raises CapabilityMissingError first.
+    """
+
+    name: ClassVar[str] = ""
+    priority: ClassVar[int] = 0
+    capabilities: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, *, device: int | None = None) -> None:
+        self.device = check_device(device)
+
+    def unavailable_reason(self) -> str | None:
+        return None
+
+    def is_available(self) -> bool:
+        return self.unavailable_reason() is None
+
+    def describe(self) -> dict[str, Any]:
+        return {"device": None, "versions": {"numpy": np.__version__}}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, device={self.device!r})"
+
+    # --- the required operations ----------------------------------------------------------------------------------
+
+    def msm(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: np.ndarray,
+        scalars: np.ndarray,
+        *,
+        window: int | None = None,
+    ) -> np.ndarray:
+        c, g = self._ready(curve), check_group(group)
+        check_points(c, g, bases)
+        check_scalars(c, scalars)
+        check_same_length(bases, scalars, ("bases", "scalars"))
+        result = self._msm(c, g, bases, scalars, check_window(window))
+        return check_output(self.name, "msm", result, limbs.point_shape(c, g))
+
+    def ntt(self, curve: CurveLike, values: np.ndarray, *, inverse: bool = False, coset: bool = False) -> np.ndarray:
+        c = self._ready(curve)
+        check_scalars(c, values, "values")
+        check_domain(c, len(values))
+        result = self._ntt(c, values, bool(inverse), bool(coset))
+        return check_output(self.name, "ntt", result, values.shape)
+
+    # --- optional capabilities ------------------------------------------------------------------------------------
+
+    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases:
+        c, g = self._ready(curve, PREPARED_BASES), check_group(group)
+        check_points(c, g, bases)
+        return PreparedBases(self.name, c, g, len(bases), self._prepare_bases(c, g, bases))
+
+    def msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, *, window: int | None = None) -> np.ndarray:
+        self._require(PREPARED_BASES)
+        self._check_handle(handle)
+        check_scalars(handle.curve, scalars)
+        if len(scalars) != handle.n:
+            raise InputSizeMismatchError(f"{len(scalars)} rows for {handle.n} prepared bases", array="scalars")
+        result = self._msm_prepared(handle, scalars, check_window(window))
+        return check_output(self.name, "msm_prepared", result, limbs.point_shape(handle.curve, handle.group))
+
+    def msm_batch(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: Sequence[np.ndarray | PreparedBases],
+        scalars: Sequence[np.ndarray],
+        *,
+        windows: Sequence[int | None] | None = None,
+    ) -> np.ndarray:
+        c, g = self._ready(curve, MSM_BATCH), check_group(group)
+        if len(bases) != len(scalars):
+            raise InputSizeMismatchError(f"{len(scalars)} scalar arrays for {len(bases)} bases", array="scalars")
+        wins = [None] * len(bases) if windows is None else [check_window(w) for w in windows]
+        if len(wins) != len(bases):
+            raise InputSizeMismatchError(f"{len(wins)} windows for {len(bases)} MSMs", array="windows")
+        for j, (b, s) in enumerate(zip(bases, scalars, strict=True)):
+            if isinstance(b, PreparedBases):
+                self._check_handle(b, f"bases[{j}]")
+                if b.curve is not c or b.group != g:
+                    raise BackendInputError(
+                        f"prepared for {b.curve.name} {b.group}, not {c.name} {g}", array=f"bases[{j}]"
+                    )
+            else:
+                check_points(c, g, b, f"bases[{j}]")
+            check_scalars(c, s, f"scalars[{j}]")
+            if len(b) != len(s):
+                raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
+        result = self._msm_batch(c, g, list(bases), list(scalars), wins)
+        return check_output(self.name, "msm_batch", result, (len(bases), *limbs.point_shape(c, g)))
+
+    def compute_h(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> np.ndarray:
+        cv = self._ready(curve, COMPUTE_H)
+        for name, array in (("a", a), ("b", b), ("c", c)):
+            check_scalars(cv, array, name)
+        check_same_length(a, b, ("a", "b"))
+        check_same_length(a, c, ("a", "c"))
+        if reduction not in REDUCTIONS:
+            raise BackendInputError(f"unknown reduction {reduction!r}; expected one of {REDUCTIONS}", array="reduction")
+        n = len(a)
+        if n == 0:
+            raise NotPowerOfTwoError("length 0: the QAP domain has at least one point", array="a")
+        check_domain(cv, n, "a")
+        if reduction == "circom":
+            check_domain(cv, 2 * n, "a (the circom reduction needs the 2n-point domain)")
+        shape = (n - 1, 4) if reduction == "libsnark" else (n, 4)
+        return check_output(self.name, "compute_h", self._compute_h(cv, a, b, c, reduction), shape)
+
+    def field_op(
+        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        c = self._ready(curve, FIELD_OPS)
+        if field not in ("fr", "fq"):
+            raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
+        modulus, what = (c.r, "r") if field == "fr" else (c.q, "q")
+        label = f"an {field.capitalize()} element of {c.name}"
+        check_limb_array(a, name="a", inner=(), modulus=modulus, what=label, modulus_name=what)
+        if op in BINARY_FIELD_OPS:
+            if b is None:
+                raise BackendInputError(f"{op} needs a second operand", array="b")
+            check_limb_array(b, name="b", inner=(), modulus=modulus, what=label, modulus_name=what)
+            check_same_length(a, b, ("a", "b"))
+        elif op in UNARY_FIELD_OPS:
+            if b is not None:
+                raise BackendInputError(f"{op} takes one operand", array="b")
+        else:
+            known = ", ".join(BINARY_FIELD_OPS + UNARY_FIELD_OPS)
+            raise BackendInputError(f"unknown operation {op!r}; expected one of {known}", array="op")
+        return check_output(self.name, f"field_op {op}", self._field_op(c, field, op, a, b), a.shape)
+
+    # --- hooks for subclasses -------------------------------------------------------------------------------------
+
+    def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
+        raise NotImplementedError
+
+    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _msm_batch(
+        self,
+        curve: Curve,
+        group: str,
+        bases: list[np.ndarray | PreparedBases],
+        scalars: list[np.ndarray],
+        windows: list[int | None],
+    ) -> np.ndarray:
+        raise NotImplementedError
+
+    def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    # --- helpers --------------------------------------------------------------------------------------------------
+
+    def _require(self, capability: str | None = None) -> None:
+        reason = self.unavailable_reason()
+        if reason is not None:
+            raise BackendUnavailableError(self.name, reason)
+        if capability is not None and capability not in self.capabilities:
+            raise CapabilityMissingError(
+                f"backend {self.name!r} does not offer {capability!r} (it declares: "
+                f"{', '.join(sorted(self.capabilities)) or 'nothing optional'}); check has_capability() first"
+            )
+
+    def _ready(self, curve: CurveLike, capability: str | None = None) -> Curve:
+        self._require(capability)
+        return resolve_curve(curve)
+
+    def _check_handle(self, handle: object, name: str = "handle") -> None:
+        if not isinstance(handle, PreparedBases):
+            raise InputTypeError(f"expected PreparedBases, got {type(handle).__name__}", array=name)
+        if handle.backend != self.name:
+            raise BackendInputError(
+                f"prepared by backend {handle.backend!r}, cannot be used by {self.name!r}", array=name
+            )
+
+
+__all__ = [
+    "BINARY_FIELD_OPS",
+    "CAPABILITIES",
+    "COMPUTE_H",
+    "FIELD_OPS",
+    "MSM_BATCH",
+    "PREPARED_BASES",
+    "REDUCTIONS",
+    "UNARY_FIELD_OPS",
+    "WINDOW",
+    "Backend",
+    "BackendBase",
+    "CurveLike",
+    "PreparedBases",
+    "SupportsComputeH",
+    "SupportsFieldOps",
+    "SupportsMsmBatch",
+    "SupportsPreparedBases",
+    "backend_priority",
+    "check_device",
+    "check_domain",
+    "check_group",
+    "check_limb_array",
+    "check_output",
+    "check_points",
+    "check_same_length",
+    "check_scalars",
+    "check_window",
+    "has_capability",
+    "resolve_curve",
+]

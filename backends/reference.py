@@ -1,0 +1,99 @@
+"""The reference backend: the spec's own algorithms behind the backend protocol (slow, always available; the oracle).
+
+Arrays are converted to reference objects (:mod:`cuzk.backends.limbs`), handed to :func:`cuzk.reference.msm.msm`
+and :func:`cuzk.reference.ntt.ntt`, and the results converted back. Nothing here is clever on purpose: the point of
+this backend is that the conformance suite and the engine can run the spec through the same interface as the fast
+backends, so "reference passes" and "cuda passes" mean the same thing.
+"""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.protocol import (
+    COMPUTE_H,
+    FIELD_OPS,
+    MSM_BATCH,
+    PREPARED_BASES,
+    WINDOW,
+    BackendBase,
+    PreparedBases,
+)
+from cuzk.reference.curves import Curve
+from cuzk.reference.msm import msm
+from cuzk.reference.ntt import ntt
+from cuzk.reference.qap import Reduction, witness_map
+
+
+class ReferenceBackend(BackendBase):
+    """The pure-Python reference: Pippenger MSM with signed digits and a radix-2 NTT, exactly as specified."""
+
+    name = "reference"
+    priority = 0
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+
+    def describe(self) -> dict[str, Any]:
+        try:
+            version = metadata.version("cuzk")
+        except metadata.PackageNotFoundError:
+            version = "not installed"
+        return {
+            "device": f"host CPU, pure Python ({platform.python_implementation()} {platform.python_version()})",
+            "versions": {"cuzk": version, "numpy": np.__version__},
+        }
+
+    def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        return self._msm_points(curve, group, limbs.limbs_to_points(curve, group, bases), scalars, window)
+
+    def _msm_points(
+        self, curve: Curve, group: str, points: list[Any], scalars: np.ndarray, window: int | None
+    ) -> np.ndarray:
+        result = msm(limbs.group_of(curve, group), points, limbs.limbs_to_ints(scalars), window=window)
+        return limbs.point_to_limbs(curve, group, result)
+
+    def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
+        return limbs.fr_to_limbs(curve, ntt(limbs.limbs_to_fr(curve, values), inverse=inverse, coset=coset))
+
+    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> list[Any]:
+        return limbs.limbs_to_points(curve, group, bases)
+
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        return self._msm_points(handle.curve, handle.group, handle.payload, scalars, window)
+
+    def _msm_batch(
+        self,
+        curve: Curve,
+        group: str,
+        bases: list[np.ndarray | PreparedBases],
+        scalars: list[np.ndarray],
+        windows: list[int | None],
+    ) -> np.ndarray:
+        results = [
+            self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
+            for b, s, w in zip(bases, scalars, windows, strict=True)
+        ]
+        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
+
+    def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
+        a_z, b_z, c_z = (limbs.limbs_to_fr(curve, v) for v in (a, b, c))
+        return limbs.fr_to_limbs(curve, witness_map(a_z, b_z, c_z, Reduction(reduction)))
+
+    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        F = curve.Fr if field == "fr" else curve.Fq
+        xs = limbs.limbs_to_field(F, a)
+        if op in ("add", "sub", "mul"):
+            ys = limbs.limbs_to_field(F, b)
+            apply = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y}[op]
+            out = [apply(x, y) for x, y in zip(xs, ys, strict=True)]
+        else:
+            apply1 = {"neg": lambda x: -x, "square": lambda x: x.square(), "inverse": lambda x: x.inverse()}[op]
+            out = [apply1(x) for x in xs]
+        return limbs.field_to_limbs(F, out)
+
+
+__all__ = ["ReferenceBackend"]

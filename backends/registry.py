@@ -1,0 +1,267 @@
+"""Finding backends (the entry-point group ``cuzk.backends``) and choosing one.
+
+Every backend, built-in or third-party, is an entry point ``name = "module:factory"`` in the group
+``cuzk.backends``; the factory is called as ``factory(device=index_or_None)``. Discovery reads the entry points on
+every call (so a package installed while the process runs is found) and never lets a broken backend crash it: an
+entry point whose import fails, whose factory raises, or whose object does not implement the protocol is listed as
+unavailable with the reason.
+
+Selection (:func:`get_backend`): an explicit name wins, then ``CUZK_BACKEND``, then ``auto``. A named backend that
+cannot run is an error saying why; only ``auto`` falls back, to the available backend of highest ``priority``
+(cuda 300 > opencl 200 > cpu 100 > reference 0), warning once per process when it had to skip a faster one.
+``CUZK_DEVICE`` (a GPU index) is validated here and handed to every factory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import warnings
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from cuzk.backends.errors import (
+    BackendFallbackWarning,
+    BackendUnavailableError,
+    InvalidDeviceError,
+    UnknownBackendError,
+)
+from cuzk.backends.protocol import Backend, backend_priority
+
+ENTRY_POINT_GROUP = "cuzk.backends"
+ENV_BACKEND = "CUZK_BACKEND"
+ENV_DEVICE = "CUZK_DEVICE"
+AUTO = "auto"
+
+# Priorities of the built-in names, used to rank an entry whose import failed (its class could not say).
+BUILTIN_PRIORITIES = {"cuda": 300, "opencl": 200, "cpu": 100, "reference": 0}
+
+_instances: dict[tuple[str, str, int | None], Any] = {}
+_fallback_warned = False
+
+
+@dataclass(frozen=True)
+class BackendEntry:
+    """One registered backend: the loaded object, or why it could not be loaded or cannot run."""
+
+    name: str
+    target: str  # the entry point's "module:attribute"
+    distribution: str | None
+    backend: Backend | None
+    reason: str | None  # None when the backend can run
+    priority: int
+    capabilities: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def available(self) -> bool:
+        return self.backend is not None and self.reason is None
+
+
+@dataclass(frozen=True)
+class BackendRow:
+    """A row of ``cuzk info``: what :func:`backend_table` reports for one backend."""
+
+    name: str
+    available: bool
+    reason: str | None
+    priority: int
+    description: dict[str, Any]
+    capabilities: tuple[str, ...]
+    target: str
+
+
+def device_index() -> int | None:
+    """The GPU index from ``CUZK_DEVICE`` (None when unset or empty: the backend's default device)."""
+    raw = os.environ.get(ENV_DEVICE, "").strip()
+    if not raw:
+        return None
+    if not re.fullmatch(r"[0-9]+", raw):
+        raise InvalidDeviceError(
+            f"{ENV_DEVICE}={raw!r} is not a device index: set it to a non-negative integer (0 is the first GPU) "
+            "or unset it to use the backend's default device"
+        )
+    return int(raw)
+
+
+def refresh() -> None:
+    """Forget loaded backend instances and the fallback warning (for tests and long-lived processes)."""
+    global _fallback_warned
+    _instances.clear()
+    _fallback_warned = False
+
+
+def _load(ep: metadata.EntryPoint, device: int | None) -> tuple[Backend | None, str | None]:
+    """Import and instantiate one entry point; on any failure, (None, the reason)."""
+    key = (ep.name, ep.value, device)
+    if key in _instances:
+        return _instances[key], None
+    try:
+        factory = ep.load()
+    except Exception as exc:  # an optional dependency missing, a syntax error in a plug-in: never fatal here
+        return None, f"cannot import {ep.value}: {type(exc).__name__}: {exc}"
+    try:
+        backend = factory(device=device)
+    except Exception as exc:
+        return None, f"{ep.value}(device={device!r}) failed: {type(exc).__name__}: {exc}"
+    if not isinstance(backend, Backend):
+        missing = [
+            m
+            for m in ("name", "is_available", "unavailable_reason", "describe", "msm", "ntt")
+            if not hasattr(backend, m)
+        ]
+        return None, f"{ep.value} does not implement the backend protocol (missing: {', '.join(missing)})"
+    _instances[key] = backend
+    return backend, None
+
+
+def _availability(backend: Backend) -> str | None:
+    try:
+        reason = backend.unavailable_reason()
+        if reason is None and not backend.is_available():
+            reason = "is_available() is False but no reason was given"
+    except Exception as exc:
+        reason = f"availability check failed: {type(exc).__name__}: {exc}"
+    return reason
+
+
+def discover() -> dict[str, BackendEntry]:
+    """Every backend registered in ``cuzk.backends``, by name (the first registration of a name wins)."""
+    device = device_index()
+    entries: dict[str, BackendEntry] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if ep.name in entries:
+            continue
+        backend, reason = _load(ep, device)
+        dist = ep.dist.name if getattr(ep, "dist", None) is not None else None
+        if backend is None:
+            priority = BUILTIN_PRIORITIES.get(ep.name, 0)
+            entries[ep.name] = BackendEntry(ep.name, ep.value, dist, None, reason, priority)
+            continue
+        entries[ep.name] = BackendEntry(
+            ep.name,
+            ep.value,
+            dist,
+            backend,
+            _availability(backend),
+            backend_priority(backend),
+            frozenset(getattr(backend, "capabilities", frozenset())),
+        )
+    return entries
+
+
+def registered_backends() -> list[str]:
+    """Names of every registered backend, fastest first."""
+    return [e.name for e in _ranked(discover())]
+
+
+def available_backends() -> list[str]:
+    """Names of the backends that can run here, fastest first."""
+    return [e.name for e in _ranked(discover()) if e.available]
+
+
+def _ranked(entries: dict[str, BackendEntry]) -> list[BackendEntry]:
+    return sorted(entries.values(), key=lambda e: (-e.priority, e.name))
+
+
+def auto_choice(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEntry | None, list[BackendEntry]]:
+    """What ``auto`` picks: (the available entry of highest priority or None, the unavailable ones ranked above)."""
+    skipped: list[BackendEntry] = []
+    for entry in _ranked(discover() if entries is None else entries):
+        if entry.available:
+            return entry, skipped
+        skipped.append(entry)
+    return None, skipped
+
+
+def get_backend(name: str | None = None) -> Backend:
+    """The backend to use: ``name`` if given, else ``CUZK_BACKEND``, else ``auto``.
+
+    Raises UnknownBackendError for a name nobody registered (listing the known ones), BackendUnavailableError for
+    a registered backend that cannot run here (saying why), InvalidDeviceError for a malformed ``CUZK_DEVICE``.
+    """
+    global _fallback_warned
+    source = "argument" if name is not None else ENV_BACKEND
+    requested = (name if name is not None else os.environ.get(ENV_BACKEND, "")).strip().lower() or AUTO
+    entries = discover()
+    if requested == AUTO:
+        chosen, skipped = auto_choice(entries)
+        if chosen is None:
+            reasons = "; ".join(f"{e.name}: {e.reason}" for e in skipped) or "no backend is registered"
+            raise BackendUnavailableError(AUTO, f"no registered backend can run ({reasons})")
+        if skipped and not _fallback_warned:
+            _fallback_warned = True
+            why = "; ".join(f"{e.name} ({e.reason})" for e in skipped)
+            warnings.warn(
+                f"cuzk: auto-selected backend {chosen.name!r}; faster backends are registered but cannot run: {why}",
+                BackendFallbackWarning,
+                stacklevel=2,
+            )
+        assert chosen.backend is not None
+        return chosen.backend
+    if requested not in entries:
+        raise UnknownBackendError(requested, [*(e.name for e in _ranked(entries)), AUTO], source=source)
+    entry = entries[requested]
+    if not entry.available:
+        raise BackendUnavailableError(requested, entry.reason or "unknown reason")
+    assert entry.backend is not None
+    return entry.backend
+
+
+def backend_table() -> list[BackendRow]:
+    """One row per registered backend, fastest first: name, availability, reason, priority, describe()."""
+    rows = []
+    for e in _ranked(discover()):
+        description: dict[str, Any] = {}
+        if e.backend is not None:
+            try:
+                description = dict(e.backend.describe())
+            except Exception as exc:
+                description = {"error": f"describe() failed: {type(exc).__name__}: {exc}"}
+        rows.append(
+            BackendRow(e.name, e.available, e.reason, e.priority, description, tuple(sorted(e.capabilities)), e.target)
+        )
+    return rows
+
+
+def format_backend_table(rows: list[BackendRow] | None = None) -> Any:
+    """A :class:`rich.table.Table` of the backends for ``cuzk info`` (print it with a rich Console)."""
+    from rich.table import Table
+
+    rows = backend_table() if rows is None else rows
+    chosen, _ = auto_choice()
+    table = Table(title="cuzk backends (entry-point group cuzk.backends)")
+    for column in ("backend", "priority", "available", "device", "capabilities", "notes"):
+        table.add_column(column)
+    for row in rows:
+        notes = row.reason or ""
+        if chosen is not None and row.name == chosen.name:
+            notes = "selected by auto" + (f"; {notes}" if notes else "")
+        table.add_row(
+            row.name,
+            str(row.priority),
+            "yes" if row.available else "no",
+            str(row.description.get("device") or ""),
+            ", ".join(row.capabilities),
+            notes,
+        )
+    return table
+
+
+__all__ = [
+    "AUTO",
+    "ENTRY_POINT_GROUP",
+    "ENV_BACKEND",
+    "ENV_DEVICE",
+    "BackendEntry",
+    "BackendRow",
+    "auto_choice",
+    "available_backends",
+    "backend_table",
+    "device_index",
+    "discover",
+    "format_backend_table",
+    "get_backend",
+    "refresh",
+    "registered_backends",
+]

@@ -1,0 +1,56 @@
+"""Fixtures for the backend tests: a clean environment and real entry-point plug-ins written into tmp_path."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from cuzk.backends import registry
+
+_counter = itertools.count()
+
+
+@pytest.fixture(autouse=True)
+def clean_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No CUZK_BACKEND / CUZK_DEVICE from the caller's shell, and no backend instances or warnings carried over."""
+    monkeypatch.delenv(registry.ENV_BACKEND, raising=False)
+    monkeypatch.delenv(registry.ENV_DEVICE, raising=False)
+    registry.refresh()
+    yield
+    registry.refresh()
+
+
+@pytest.fixture
+def install_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., str]]:
+    """Install a backend plug-in for real, without pip: a module and a ``<dist>-0.1.dist-info`` folder holding
+    METADATA and an ``entry_points.txt`` that declares ``[cuzk.backends]``, on a directory put first on sys.path.
+
+    ``install_plugin(source, {"name": "Factory", …})`` returns the module's (unique) name; importlib.metadata
+    finds the distribution through sys.path like any installed one.
+    """
+
+    installed: list[str] = []
+
+    def install(source: str, entry_points: dict[str, str]) -> str:
+        index = next(_counter)
+        module = f"cuzk_test_plugin_{index}"
+        installed.append(module)
+        root = tmp_path / f"site{index}"
+        root.mkdir()
+        (root / f"{module}.py").write_text(textwrap.dedent(source))
+        dist_info = root / f"{module}-0.1.dist-info"
+        dist_info.mkdir()
+        (dist_info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {module}\nVersion: 0.1\n")
+        lines = "\n".join(f"{name} = {module}:{attr}" for name, attr in entry_points.items())
+        (dist_info / "entry_points.txt").write_text(f"[cuzk.backends]\n{lines}\n")
+        monkeypatch.syspath_prepend(str(root))
+        return module
+
+    yield install
+    for module in installed:
+        sys.modules.pop(module, None)
