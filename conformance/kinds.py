@@ -24,7 +24,12 @@ from cuzk.reference.errors import CuzkError
 Status = Literal["passed", "failed", "skipped"]
 
 # Modules that register the built-in kinds when cuzk.conformance is imported (in this order).
-BUILTIN_KIND_MODULES = ("cuzk.conformance.field", "cuzk.conformance.ntt", "cuzk.conformance.msm")
+BUILTIN_KIND_MODULES = (
+    "cuzk.conformance.field",
+    "cuzk.conformance.ntt",
+    "cuzk.conformance.msm",
+    "cuzk.conformance.groth16",
+)
 
 
 @dataclass(frozen=True)

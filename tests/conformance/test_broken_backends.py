@@ -143,3 +143,28 @@ def test_cli_exits_non_zero_on_a_failing_registered_backend(
     assert "conformance: FAILED" in text
     failures = json.loads(out.read_text())["backends"][broken.name]["kinds"]["ntt"]["failures"]
     assert {"case", "variant", "message", "first_difference", "file"} <= set(failures[0])
+
+
+class NegatesG2(ReferenceBackend):
+    """A G2 MSM that returns −P (a sign slip in the y coordinate of the twist): the G1 MSMs and NTTs are right."""
+
+    name = "negates-g2"
+    capabilities = frozenset()
+
+    def _msm(self, curve, group, bases, scalars, window):  # type: ignore[no-untyped-def]
+        out = super()._msm(curve, group, bases, scalars, window)
+        if group != "g2" or not out.any():
+            return out
+        point = limbs.limbs_to_point(curve, group, out)
+        return limbs.point_to_limbs(curve, group, -point)
+
+
+def test_groth16_kind_catches_a_wrong_g2_msm(vector_subset: Callable[..., Path]) -> None:
+    """Only the B_G2 MSM is wrong: the whole-proof vectors fail, at the first limb of B (after A's 2·L limbs)."""
+    vectors = vector_subset("bn254/groth16/proofs.json")
+    report = run_suite([NegatesG2()], vectors=vectors, quick=True)
+    failures = _failures(report, "groth16")
+    assert ("cubic_1_libsnark", None) in failures and ("bits_1_circom", None) in failures
+    diff = failures[("cubic_1_libsnark", None)]["first_difference"]
+    assert diff["index"][0] >= 2 * 4, "A must match: only B (and hence C) is wrong"
+    assert report.to_json()["backends"]["negates-g2"]["kinds"]["groth16"]["skipped"] == 2  # quick: mimc and merkle
