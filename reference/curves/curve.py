@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from cuzk.reference import pairing
 from cuzk.reference.curves.group import Group, Point
 from cuzk.reference.fields import FftFieldElement, Fq2Element, Fq6Element, Fq12Element, PrimeFieldElement
 
@@ -40,15 +41,11 @@ class Curve:
 
     def pairing(self, p: Point, q: Point) -> Fq12Element:
         """e(P, Q) for P in G1 and Q in G2: the optimal ate pairing (see :mod:`cuzk.reference.pairing`)."""
-        from cuzk.reference.pairing import pairing
-
-        return pairing(self, p, q)
+        return pairing.pairing(self, p, q)
 
     def pairing_check(self, pairs: list[tuple[Point, Point]]) -> bool:
         """Whether Π e(P_i, Q_i) = 1, with one shared final exponentiation."""
-        from cuzk.reference.pairing import pairing_check
-
-        return pairing_check(self, pairs)
+        return pairing.pairing_check(self, pairs)
 
     def __repr__(self) -> str:
         return f"Curve({self.name})"
