@@ -16,6 +16,8 @@ import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
+
 from cuzk.backends import limbs
 from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
@@ -93,20 +95,20 @@ class Prover:
             self.recorder.add(name, "internal", ended - seconds, ended)
         return result
 
-    def _msm(self, name: str, key: str, group: str, scalars: list[Any]) -> Any:
+    def _msm(self, name: str, key: str, group: str, scalars: np.ndarray) -> Any:
+        """One MSM of the proof on its backend; ``scalars`` are (n, 4) canonical limbs."""
         backend = self._backend_for(group)
         with self.recorder.span(name, group=group, n=len(scalars)):
-            scalar_limbs = limbs.fr_to_limbs(self.curve, scalars)
             bases = self._bases[key]
             if has_capability(backend, PREPARED_BASES):
                 result = self._timed_call(
                     backend,
                     name,
-                    lambda: backend.msm_prepared(bases, scalar_limbs, window=self.window),  # type: ignore[attr-defined]
+                    lambda: backend.msm_prepared(bases, scalars, window=self.window),  # type: ignore[attr-defined]
                 )
             else:
                 result = self._timed_call(
-                    backend, name, lambda: backend.msm(self.curve, group, bases, scalar_limbs, window=self.window)
+                    backend, name, lambda: backend.msm(self.curve, group, bases, scalars, window=self.window)
                 )
             return limbs.limbs_to_point(self.curve, group, result)
 
@@ -119,18 +121,19 @@ class Prover:
             )
             return limbs.limbs_to_fr(self.curve, out)
 
-    def _h(self, a: list[Any], b: list[Any], c: list[Any]) -> list[Any]:
+    def _h(self, a: list[Any], b: list[Any], c: list[Any]) -> np.ndarray:
+        """The h_query scalars as (m, 4) limbs: by the backend's fused compute_h, or by the reference's witness map
+        over the backend's NTTs."""
         if not has_capability(self.backend, COMPUTE_H):
-            return witness_map(a, b, c, self.pk.reduction, ntt=self._ntt)
+            return limbs.fr_to_limbs(self.curve, witness_map(a, b, c, self.pk.reduction, ntt=self._ntt))
         with self.recorder.span("compute_h", n=len(a)):
             a_l, b_l, c_l = (limbs.fr_to_limbs(self.curve, v) for v in (a, b, c))
             reduction = self.pk.reduction.value
-            h = self._timed_call(
+            return self._timed_call(
                 self.backend,
                 "compute_h",
                 lambda: self.backend.compute_h(self.curve, a_l, b_l, c_l, reduction=reduction),  # type: ignore[attr-defined]
             )
-            return limbs.limbs_to_fr(self.curve, h)
 
     # --- proving -----------------------------------------------------------------------------------------------
 
@@ -157,7 +160,9 @@ class Prover:
             raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
         # one proof at a time per Prover: the backends' prepared bases and the recorder are shared state
         with self._lock, self.recorder.span("prove"):
-            scalars = {"a": z, "b_g1": z, "b_g2": z, "l": z[self.pk.num_inputs :]}
+            with self.recorder.span("witness_to_limbs"):
+                z_limbs = limbs.fr_to_limbs(self.curve, z)
+            scalars = {"a": z_limbs, "b_g1": z_limbs, "b_g2": z_limbs, "l": z_limbs[self.pk.num_inputs :]}
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
                 b_g2: Future[Any] | None = None
                 if self.g2_in_parallel:
@@ -166,6 +171,6 @@ class Prover:
                     scalars["h"] = self._h(a, b, c)
                 sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
                 with self.recorder.span("wait_b_g2"):
-                    sums["b_g2"] = b_g2.result() if b_g2 is not None else self._msm("msm_b_g2", "b_g2", "g2", z)
+                    sums["b_g2"] = b_g2.result() if b_g2 is not None else self._msm("msm_b_g2", "b_g2", "g2", z_limbs)
             with self.recorder.span("assemble"):
                 return assemble_proof(self.pk, sums, r=r, s=s)
