@@ -23,9 +23,10 @@ from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capab
 from cuzk.backends.registry import get_backend
 from cuzk.reference.errors import ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
-from cuzk.reference.groth16.prover import assemble_proof, check_witness_fits, qap_evaluations
+from cuzk.reference.groth16.prover import assemble_proof, check_shape
 from cuzk.reference.qap import witness_map
 from cuzk.timing import Recorder
+from cuzk.witness import CompiledR1CS
 
 # The five MSMs of a proof: (span name, key in the sums, group, the proving-key query holding the bases).
 MSMS: tuple[tuple[str, str, str, str], ...] = (
@@ -66,6 +67,7 @@ class Prover:
         self.g2_in_parallel, self.window = g2_in_parallel, window
         self.recorder = recorder if recorder is not None else Recorder()
         self._lock = threading.Lock()
+        self._compiled: CompiledR1CS | None = None
         with self.recorder.span("prepare_bases"):
             self._bases = {
                 key: self._prepare(self._backend_for(group), group, getattr(pk, query)) for _, key, group, query in MSMS
@@ -121,36 +123,45 @@ class Prover:
             )
             return limbs.limbs_to_fr(self.curve, out)
 
-    def _h(self, a: list[Any], b: list[Any], c: list[Any]) -> np.ndarray:
-        """The h_query scalars as (m, 4) limbs: by the backend's fused compute_h, or by the reference's witness map
-        over the backend's NTTs."""
+    def _h(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The h_query scalars as (m, 4) limbs from the (n, 4) limbs of A·z, B·z, C·z on the domain: by the
+        backend's fused compute_h, or by the reference's witness map over the backend's NTTs."""
         if not has_capability(self.backend, COMPUTE_H):
-            return limbs.fr_to_limbs(self.curve, witness_map(a, b, c, self.pk.reduction, ntt=self._ntt))
+            fr = [limbs.limbs_to_fr(self.curve, v) for v in (a, b, c)]
+            return limbs.fr_to_limbs(self.curve, witness_map(*fr, self.pk.reduction, ntt=self._ntt))
         with self.recorder.span("compute_h", n=len(a)):
-            a_l, b_l, c_l = (limbs.fr_to_limbs(self.curve, v) for v in (a, b, c))
             reduction = self.pk.reduction.value
             return self._timed_call(
                 self.backend,
                 "compute_h",
-                lambda: self.backend.compute_h(self.curve, a_l, b_l, c_l, reduction=reduction),  # type: ignore[attr-defined]
+                lambda: self.backend.compute_h(self.curve, a, b, c, reduction=reduction),  # type: ignore[attr-defined]
             )
 
     # --- proving -----------------------------------------------------------------------------------------------
 
+    def _compiled_for(self, cs: Any) -> CompiledR1CS:
+        """The circuit's matrices, compiled once (from the first constraint system proved) and checked to have the
+        key's shape; every later witness is checked against these, the matrices the key was made for."""
+        if self._compiled is None:
+            check_shape(self.pk, cs)
+            self._compiled = CompiledR1CS.from_cs(cs)
+        return self._compiled
+
     def prove(self, cs: Any, *, r: Any = None, s: Any = None) -> Proof:
         """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given."""
-        with self.recorder.span("check_witness"):
-            check_witness_fits(self.pk, cs)
         with self.recorder.span("qap_evaluations"):
-            a, b, c = qap_evaluations(cs)
-        return self.prove_assignment(cs.full_assignment(), a, b, c, r=r, s=s)
+            compiled = self._compiled_for(cs)
+            z = [v.value for v in cs.full_assignment()]
+            a, b, c = compiled.evaluate(z)
+        return self.prove_assignment(z, a, b, c, r=r, s=s)
 
     def prove_assignment(
         self, z: list[Any], a: list[Any], b: list[Any], c: list[Any], *, r: Any = None, s: Any = None
     ) -> Proof:
-        """The proof from the full assignment z = (1, inputs…, aux…) and the evaluations a, b, c of A·z, B·z, C·z
-        on the domain (what a .zkey-based prover computes from the key's coefficients instead of a circuit).
-        The witness is trusted to satisfy the constraints: a wrong one gives a proof that does not verify."""
+        """The proof from the full assignment z = (1, inputs…, aux…) and the values a, b, c of A·z, B·z, C·z on the
+        domain (elements of Fr or ints in [0, r)); what a .zkey-based prover computes from the key's coefficients
+        instead of a circuit. The witness is trusted to satisfy the constraints: a wrong one gives a proof that
+        does not verify."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
             raise ParameterError("give both r and s, or neither")
@@ -161,16 +172,20 @@ class Prover:
         # one proof at a time per Prover: the backends' prepared bases and the recorder are shared state
         with self._lock, self.recorder.span("prove"):
             with self.recorder.span("witness_to_limbs"):
-                z_limbs = limbs.fr_to_limbs(self.curve, z)
+                z_limbs, a_l, b_l, c_l = (self._to_limbs(v) for v in (z, a, b, c))
             scalars = {"a": z_limbs, "b_g1": z_limbs, "b_g2": z_limbs, "l": z_limbs[self.pk.num_inputs :]}
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
                 b_g2: Future[Any] | None = None
                 if self.g2_in_parallel:
                     b_g2 = pool.submit(self._msm, "msm_b_g2", "b_g2", "g2", scalars["b_g2"])
                 with self.recorder.span("h"):
-                    scalars["h"] = self._h(a, b, c)
+                    scalars["h"] = self._h(a_l, b_l, c_l)
                 sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
                 with self.recorder.span("wait_b_g2"):
                     sums["b_g2"] = b_g2.result() if b_g2 is not None else self._msm("msm_b_g2", "b_g2", "g2", z_limbs)
             with self.recorder.span("assemble"):
                 return assemble_proof(self.pk, sums, r=r, s=s)
+
+    def _to_limbs(self, values: list[Any]) -> np.ndarray:
+        """Fr elements or ints as (n, 4) limbs (an int ≥ r is refused by the backend's input validation)."""
+        return limbs.ints_to_limbs([int(v) for v in values], limbs.FR_LIMBS)

@@ -12,8 +12,8 @@ from cuzk.reference.ntt import ntt as reference_ntt
 from cuzk.reference.qap import NttFunction, domain_size, evaluate_rows, qap_matrices, witness_map
 
 
-def check_witness_fits(pk: ProvingKey, cs: Any) -> None:
-    """The constraint system must be the one the key was made for (same shape), and satisfied."""
+def check_shape(pk: ProvingKey, cs: Any) -> None:
+    """The constraint system must have the shape of the one the key was made for."""
     shape = (cs.num_inputs, cs.num_inputs + cs.num_aux, len(cs.constraints))
     expected = (pk.num_inputs, pk.num_variables, pk.num_constraints)
     if shape != expected:
@@ -21,6 +21,11 @@ def check_witness_fits(pk: ProvingKey, cs: Any) -> None:
             f"the proving key is for {expected[0]} public inputs, {expected[1]} variables and {expected[2]} "
             f"constraints, the circuit has {shape[0]}, {shape[1]} and {shape[2]}"
         )
+
+
+def check_witness_fits(pk: ProvingKey, cs: Any) -> None:
+    """The constraint system must be the one the key was made for (same shape), and satisfied."""
+    check_shape(pk, cs)
     cs.check_satisfied()
 
 
