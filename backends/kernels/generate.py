@@ -1,0 +1,168 @@
+"""Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
+
+The C templates (``field.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``, ``field_ops.c``) are
+written once against a few names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``add_cc``,
+``mac_cc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix
+(fq, fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The constants between the prelude and the templates are
+printed from :mod:`cuzk.backends.kernels.constants`, so nothing numeric is typed by hand.
+
+An :class:`Api` is the one description of an API's choices: its name, its limb width (64-bit limbs with ``mul_hi``
+on OpenCL, 32-bit limbs with 64-bit products on CUDA), its prelude and how an unsigned limb literal is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from string import Template
+
+from cuzk.backends.kernels.constants import CurveConstants, FieldConstants, curve_constants
+from cuzk.reference.curves import Curve
+
+
+@dataclass(frozen=True)
+class Api:
+    """How one GPU API gets the shared source: limb width, prelude file, literal suffix of an unsigned limb."""
+
+    name: str
+    limb_bits: int
+    prelude: str
+    literal_suffix: str
+
+
+OPENCL = Api("opencl", 64, "prelude_opencl.h", "UL")
+CUDA = Api("cuda", 32, "prelude_cuda.h", "U")
+APIS = {api.name: api for api in (OPENCL, CUDA)}
+
+# The programs and the template instantiations each holds, in order: (template, substitutions).
+_G1 = {"g": "g1", "G": "G1", "f": "fq", "F": "FQ"}
+_G2 = {"g": "g2", "G": "G2", "f": "fq2", "F": "FQ2"}
+_FQ = {"f": "fq", "F": "FQ"}
+_FR = {"f": "fr", "F": "FR"}
+PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
+    "field_ops": (("field.c", _FQ), ("field.c", _FR), ("field_ops.c", _FQ), ("field_ops.c", _FR)),
+    "ntt": (("field.c", _FR), ("fr_tables", {}), ("ntt.c", {})),
+    "msm_g1": (("field.c", _FQ), ("msm_digits.c", {}), ("ec.c", _G1), ("msm.c", _G1)),
+    "msm_g2": (("field.c", _FQ), ("fq2.c", {}), ("msm_digits.c", {}), ("ec.c", _G2), ("msm.c", _G2)),
+}
+
+
+@cache
+def template_text(name: str) -> str:
+    """The text of the template (or prelude) file ``name`` shipped beside this module."""
+    return resources.files("cuzk.backends.kernels").joinpath(name).read_text(encoding="utf-8")
+
+
+def _literal(api: Api, word: int) -> str:
+    return f"0x{word:0{api.limb_bits // 4}x}{api.literal_suffix}"
+
+
+def _initializer(api: Api, field: FieldConstants, value: int) -> str:
+    """``{w0, w1, …}``: the limbs of ``value`` as a C initialiser list."""
+    return "{" + ", ".join(_literal(api, w) for w in field.words(value)) + "}"
+
+
+def _field_macros(api: Api, prefix: str, field: FieldConstants) -> list[str]:
+    return [
+        f"/* {field.name}: p = {field.modulus:#x} */",
+        f"#define {prefix}_N {field.limbs}",
+        f"#define {prefix}_BITS {field.bits}",
+        f"#define {prefix}_P {_initializer(api, field, field.modulus)}",
+        f"#define {prefix}_INV {_literal(api, field.inv)} /* −p⁻¹ mod 2^{api.limb_bits} */",
+        f"#define {prefix}_ONE {_initializer(api, field, field.r)} /* R mod p */",
+        f"#define {prefix}_R2 {_initializer(api, field, field.r2)} /* R² mod p */",
+        f"#define {prefix}_P_MINUS_2 {_initializer(api, field, field.modulus - 2)}",
+    ]
+
+
+def constant_macros(api: Api, cc: CurveConstants) -> str:
+    """The #defines of both fields and of the curve coefficients (b in Montgomery form, b' as c0, c1)."""
+    fq = cc.fq
+    b2 = ", ".join("{" + _initializer(api, fq, fq.to_montgomery(c)) + "}" for c in cc.g2_b)
+    lines = [
+        *_field_macros(api, "FQ", fq),
+        *_field_macros(api, "FR", cc.fr),
+        f"#define FR_TWO_ADICITY {cc.fr_two_adicity}",
+        f"#define G1_B {_initializer(api, fq, fq.to_montgomery(cc.g1_b))} /* b = {cc.g1_b}, Montgomery form */",
+        f"#define G2_B {b2} /* b' = {cc.g2_b[0]} + {cc.g2_b[1]}·u, Montgomery form */",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def fr_tables(api: Api, cc: CurveConstants) -> str:
+    """Constant tables of Fr in Montgomery form: ω_(2^k), ω_(2^k)⁻¹ and 2^(−k) for k = 0 … S, g and g⁻¹."""
+    fr = cc.fr
+
+    def element(value: int) -> str:
+        return "{" + _initializer(api, fr, fr.to_montgomery(value)) + "}"
+
+    def table(name: str, values: list[int]) -> str:
+        rows = ",\n  ".join(element(v) for v in values)
+        return f"CONSTANT fr_t {name}[{len(values)}] = {{\n  {rows}\n}};"
+
+    s, r = cc.fr_two_adicity, fr.modulus
+    g = cc.fr_generator
+    return (
+        "\n".join(
+            [
+                "/* Fr, Montgomery form, k = 0 … S: ω_(2^k) = ROOT_OF_UNITY^(2^(S−k)), its inverse, 2^(−k). */",
+                table("FR_ROOTS", cc.fr_roots),
+                table("FR_ROOTS_INV", cc.fr_roots_inv),
+                table("FR_INV_2K", [pow(2, -k, r) for k in range(s + 1)]),
+                f"CONSTANT fr_t FR_GENERATOR = {element(g)}; /* g = {g} */",
+                f"CONSTANT fr_t FR_GENERATOR_INV = {element(pow(g, -1, r))};",
+            ]
+        )
+        + "\n"
+    )
+
+
+def header(api: Api, curve: Curve, program: str) -> str:
+    digest = hashlib.sha256("".join(template_text(t) for t in template_files(program, api)).encode()).hexdigest()
+    return (
+        f"/* Generated by cuzk.backends.kernels.generate: the {program!r} program of {curve.name} for {api.name}\n"
+        f" * ({api.limb_bits}-bit limbs), from the curve data of cuzk.reference.curves.{curve.name}\n"
+        f" * (q = {curve.q:#x},\n *  r = {curve.r:#x})\n"
+        f" * and the templates {', '.join(template_files(program, api))} (sha256 {digest[:16]}).\n"
+        " * Do not edit: edit the templates in backends/kernels/ (cuzk.backends.kernels) and generate again. */\n"
+    )
+
+
+def template_files(program: str, api: Api) -> list[str]:
+    """The files a program is made of, prelude first."""
+    files = [api.prelude]
+    for name, _ in PROGRAMS[program]:
+        if name.endswith((".c", ".h")) and name not in files:
+            files.append(name)
+    return files
+
+
+@cache
+def generate(curve: Curve, api: Api, program: str) -> str:
+    """The complete source of ``program`` (a key of :data:`PROGRAMS`) for ``curve`` and ``api``."""
+    if program not in PROGRAMS:
+        raise KeyError(f"unknown kernel program {program!r}; known: {', '.join(PROGRAMS)}")
+    cc = curve_constants(curve, api.limb_bits)
+    parts = [header(api, curve, program), template_text(api.prelude), constant_macros(api, cc)]
+    for name, substitutions in PROGRAMS[program]:
+        if name == "fr_tables":
+            parts.append(fr_tables(api, cc))
+        else:
+            parts.append(Template(template_text(name)).substitute(substitutions))
+    return "\n".join(parts)
+
+
+__all__ = [
+    "APIS",
+    "CUDA",
+    "OPENCL",
+    "PROGRAMS",
+    "Api",
+    "constant_macros",
+    "fr_tables",
+    "generate",
+    "template_files",
+    "template_text",
+]

@@ -1,0 +1,10 @@
+"""The OpenCL backend (entry point ``opencl``): the kernels shared with CUDA, run through PyOpenCL.
+
+Importing this package never fails and never imports pyopencl; :class:`OpenCLBackend` reports itself unavailable,
+with the reason, when pyopencl or an OpenCL platform or device is missing. See docs/opencl.md.
+"""
+
+from cuzk.backends.opencl.backend import OpenCLBackend
+from cuzk.backends.opencl.errors import DeviceMemoryError, KernelBuildError
+
+__all__ = ["DeviceMemoryError", "KernelBuildError", "OpenCLBackend"]

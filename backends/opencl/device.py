@@ -1,0 +1,248 @@
+"""Finding the OpenCL device, building the generated programs for it, launching kernels.
+
+Selection: ``CUZK_OPENCL_PLATFORM`` names the platform by index (``0``) or by a case-insensitive part of its name
+or vendor (``nvidia``, ``pocl``, ``portable``); unset, the first platform with a GPU is used, else the first
+platform. ``CUZK_DEVICE`` (the backend's ``device``) indexes that platform's devices, GPUs first; unset, 0.
+
+Programs are built lazily, one per (curve, program) the first time a kernel of it is needed, through
+``pyopencl.Program.build``: PyOpenCL keeps a binary cache keyed by source, options and device, except on PoCL and
+NVIDIA, whose drivers cache builds themselves (PoCL in ``~/.cache/pocl/kcache`` or ``POCL_CACHE_DIR``, NVIDIA in
+``~/.nv/ComputeCache``). PoCL compiles a kernel to machine code at its first launch; that lands in its cache too.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends.kernels import OPENCL, generate
+from cuzk.backends.opencl.errors import KernelBuildError
+from cuzk.reference.curves import Curve
+
+ENV_PLATFORM = "CUZK_OPENCL_PLATFORM"
+WORK_GROUP = {"cpu": 8, "gpu": 64}  # local size per device type: small on CPUs (PoCL runs one group per thread)
+
+
+class SelectionError(Exception):
+    """Why no device could be chosen (becomes the backend's unavailable_reason)."""
+
+
+def import_pyopencl() -> ModuleType:
+    """pyopencl, or SelectionError saying how to install it."""
+    try:
+        import pyopencl
+    except ImportError as exc:
+        raise SelectionError(
+            f"pyopencl is not installed ({exc}); install it with pip install 'cuzk[opencl]' and an OpenCL driver "
+            "(pocl-opencl-icd runs on any CPU)"
+        ) from None
+    return pyopencl
+
+
+def _platforms(cl: ModuleType) -> list[Any]:
+    try:
+        platforms = cl.get_platforms()
+    except Exception as exc:  # pyopencl raises LogicError/RuntimeError (PLATFORM_NOT_FOUND_KHR) without an ICD
+        raise SelectionError(
+            f"no OpenCL platform found ({type(exc).__name__}: {exc}); install a driver (pocl-opencl-icd, NVIDIA's) "
+            "and check that its .icd file is in /etc/OpenCL/vendors or OCL_ICD_VENDORS"
+        ) from None
+    if not platforms:
+        raise SelectionError("no OpenCL platform found; install a driver such as pocl-opencl-icd")
+    return platforms
+
+
+def _devices(cl: ModuleType, platform: Any) -> list[Any]:
+    try:
+        devices = platform.get_devices()
+    except Exception:  # DEVICE_NOT_FOUND
+        return []
+    return sorted(devices, key=lambda d: 0 if d.type & cl.device_type.GPU else 1)
+
+
+def select_device(platform_spec: str | None, device: int | None) -> Any:
+    """The pyopencl Device for ``platform_spec`` (CUZK_OPENCL_PLATFORM's value) and ``device``; SelectionError."""
+    cl = import_pyopencl()
+    platforms = _platforms(cl)
+    names = ", ".join(f"{i}: {p.name}" for i, p in enumerate(platforms))
+    spec = (platform_spec or "").strip()
+    if not spec:
+        with_gpu = [p for p in platforms if any(d.type & cl.device_type.GPU for d in _devices(cl, p))]
+        platform = (with_gpu or [p for p in platforms if _devices(cl, p)] or platforms)[0]
+    elif spec.isdigit():
+        if int(spec) >= len(platforms):
+            raise SelectionError(f"{ENV_PLATFORM}={spec} but there are {len(platforms)} platforms ({names})")
+        platform = platforms[int(spec)]
+    else:
+        matches = [p for p in platforms if spec.lower() in f"{p.name} {p.vendor}".lower()]
+        if not matches:
+            raise SelectionError(f"{ENV_PLATFORM}={spec!r} matches no OpenCL platform ({names})")
+        platform = matches[0]
+    devices = _devices(cl, platform)
+    index = 0 if device is None else device
+    if index >= len(devices):
+        raise SelectionError(
+            f"no OpenCL device {index} on platform {platform.name!r} (it has {len(devices)}); "
+            "set CUZK_DEVICE to a smaller index or CUZK_OPENCL_PLATFORM to another platform"
+        )
+    return devices[index]
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """The facts the planners and describe() need."""
+
+    name: str
+    platform: str
+    kind: str  # "gpu" or "cpu" (accelerators count as gpu)
+    compute_units: int
+    global_mem: int
+    max_alloc: int
+    facts: dict[str, Any]
+
+
+def device_info(cl: ModuleType, device: Any) -> DeviceInfo:
+    kind = "cpu" if device.type & cl.device_type.CPU else "gpu"
+    facts = {
+        "device": f"{device.name.strip()} ({device.platform.name.strip()})",
+        "platform": device.platform.name.strip(),
+        "platform_version": device.platform.version.strip(),
+        "device_type": kind,
+        "device_version": device.version.strip(),
+        "driver": device.driver_version.strip(),
+        "compute_units": device.max_compute_units,
+        "global_mem_bytes": device.global_mem_size,
+        "max_alloc_bytes": device.max_mem_alloc_size,
+    }
+    return DeviceInfo(
+        device.name.strip(),
+        device.platform.name.strip(),
+        kind,
+        device.max_compute_units,
+        device.global_mem_size,
+        device.max_mem_alloc_size,
+        facts,
+    )
+
+
+class DeviceContext:
+    """A context and an in-order queue on one device, the programs built for it, and a kernel launcher."""
+
+    def __init__(self, device: Any) -> None:
+        self.cl = import_pyopencl()
+        self.device = device
+        self.info = device_info(self.cl, device)
+        self.context = self.cl.Context([device])
+        profiling = self.cl.command_queue_properties.PROFILING_ENABLE
+        self.queue = self.cl.CommandQueue(self.context, device, properties=profiling)
+        self.trace: list[tuple[str, Any]] | None = None  # (kernel, event) of every launch while a list
+        self.lock = threading.RLock()
+        self.build_seconds: dict[str, float] = {}
+        self._programs: dict[tuple[str, str], Any] = {}
+        self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
+        self._dummy: Any = None
+
+    # --- programs and kernels -------------------------------------------------------------------------------
+
+    def program(self, curve: Curve, name: str) -> Any:
+        key = (curve.name, name)
+        if key not in self._programs:
+            source = generate(curve, OPENCL, name)
+            start = time.perf_counter()
+            try:
+                program = self.cl.Program(self.context, source).build()
+            except self.cl.RuntimeError as exc:
+                raise KernelBuildError(
+                    f"the OpenCL compiler of {self.info.name!r} rejected the {name!r} program of {curve.name}",
+                    log=str(exc),
+                ) from None
+            self.build_seconds[f"{curve.name}/{name}"] = time.perf_counter() - start
+            self._programs[key] = program
+        return self._programs[key]
+
+    def kernel(self, curve: Curve, program: str, name: str) -> tuple[Any, int]:
+        """The kernel object and the work-group size it is launched with (always the same, so PoCL compiles it
+        once)."""
+        key = (curve.name, program, name)
+        if key not in self._kernels:
+            k = self.cl.Kernel(self.program(curve, program), name)
+            limit = k.get_work_group_info(self.cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)
+            self._kernels[key] = (k, max(1, min(WORK_GROUP[self.info.kind], limit)))
+        return self._kernels[key]
+
+    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> Any:
+        """Run kernel ``name`` over ``items`` work-items (rounded up to whole groups; kernels check their range)."""
+        k, local = self.kernel(curve, program, name)
+        size = max(1, -(-items // local)) * local
+        k.set_args(*args)
+        event = self.cl.enqueue_nd_range_kernel(self.queue, k, (size,), (local,))
+        if self.trace is not None:
+            self.trace.append((name, event))
+        return event
+
+    def kernel_seconds(self, trace: list[tuple[str, Any]]) -> dict[str, float]:
+        """Device time per kernel name over the finished launches of ``trace`` (from the events' profiling)."""
+        seconds: dict[str, float] = {}
+        for name, event in trace:
+            event.wait()
+            seconds[name] = seconds.get(name, 0.0) + (event.profile.end - event.profile.start) * 1e-9
+        return seconds
+
+    # --- buffers --------------------------------------------------------------------------------------------
+
+    def buffer(self, nbytes: int) -> Any:
+        return self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, max(nbytes, 8))
+
+    def upload(self, array: np.ndarray) -> Any:
+        data = np.ascontiguousarray(array)
+        buf = self.buffer(data.nbytes)
+        if data.nbytes:
+            self.cl.enqueue_copy(self.queue, buf, data)
+        return buf
+
+    def write(self, buf: Any, array: np.ndarray) -> None:
+        self.cl.enqueue_copy(self.queue, buf, np.ascontiguousarray(array))
+
+    def zeros(self, nbytes: int) -> Any:
+        buf = self.buffer(nbytes)
+        self.fill_zero(buf, nbytes)
+        return buf
+
+    def fill_zero(self, buf: Any, nbytes: int) -> None:
+        if nbytes:
+            self.cl.enqueue_fill_buffer(self.queue, buf, np.uint32(0), 0, nbytes)
+
+    def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        out = np.empty(shape, dtype=dtype)
+        if out.nbytes:
+            self.cl.enqueue_copy(self.queue, out, buf)
+        return out
+
+    @property
+    def dummy(self) -> Any:
+        """A small buffer for kernel arguments that a flag leaves unused."""
+        if self._dummy is None:
+            self._dummy = self.zeros(256)
+        return self._dummy
+
+
+def platform_env() -> str | None:
+    return os.environ.get(ENV_PLATFORM)
+
+
+__all__ = [
+    "ENV_PLATFORM",
+    "DeviceContext",
+    "DeviceInfo",
+    "SelectionError",
+    "device_info",
+    "import_pyopencl",
+    "platform_env",
+    "select_device",
+]

@@ -1,0 +1,137 @@
+"""How an MSM is cut to fit the device: the window, the bucket segments, the chunks of points (pure Python).
+
+Per window of c bits the MSM keeps NB = 2^(c−1) buckets. Device memory holds, besides the bases:
+
+    fixed      counts, offsets, cursor  3 · W · (NB + 1) · 4 bytes; block sums; one XYZZ point per segment
+    per point  its scalar (32 bytes), its W bucket entries (4 bytes each), its base unless prepared
+
+Points are processed in chunks of at most ``chunk`` points; each buffer must also fit in the device's largest
+allocation. When even the fixed part, or it plus one point, does not fit, :class:`DeviceMemoryError` says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from cuzk.backends.opencl.errors import DeviceMemoryError
+from cuzk.reference.msm import window_count
+
+SCALAR_BYTES = 32
+SCAN_BLOCK = 64
+MAX_CHUNK = (1 << 31) - 1  # bucket entries hold a point's index in 31 bits (bit 31: negated)
+MAX_DEFAULT_WINDOW = 20
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What one call may use: ``budget`` bytes in all, ``max_alloc`` bytes per buffer."""
+
+    budget: int
+    max_alloc: int
+
+
+@dataclass(frozen=True)
+class MsmPlan:
+    window: int  # c
+    windows: int  # W
+    buckets: int  # NB = 2^(c−1)
+    segment: int  # buckets per bucket-kernel work-item
+    segments: int  # work-items per window
+    blocks: int  # scan blocks per window
+    chunk: int  # points per chunk
+    fixed_bytes: int
+    point_bytes: int  # device bytes per point of a chunk
+
+
+def window_cost(n: int, c: int, scalar_bits: int) -> int:
+    """Point additions of a Pippenger MSM of n points, c-bit windows: W·(n + 2·NB) (bucket fills, running sums)."""
+    return window_count(scalar_bits, c) * (n + 2 * (1 << (c - 1)))
+
+
+def default_window(n: int, scalar_bits: int) -> int:
+    """The c in 1 … MAX_DEFAULT_WINDOW with the fewest additions (about log2 n − 3 for large n)."""
+    return min(range(1, MAX_DEFAULT_WINDOW + 1), key=lambda c: (window_cost(n, c, scalar_bits), c))
+
+
+def plan_msm(
+    n: int,
+    window: int | None,
+    *,
+    scalar_bits: int,
+    base_bytes: int,
+    xyzz_bytes: int,
+    prepared: bool,
+    memory: Memory,
+    parallel_items: int,
+    max_chunk: int | None = None,
+) -> MsmPlan:
+    """The plan for an MSM of n ≥ 1 points; with ``window`` None the default window, made smaller while the
+    bucket tables do not fit. ``parallel_items`` is how many bucket work-items keep the device busy."""
+    if window is not None:
+        return _plan(n, window, scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk)
+    c = default_window(n, scalar_bits)
+    while True:
+        try:
+            return _plan(n, c, scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk)
+        except DeviceMemoryError:
+            if c == 1:
+                raise
+            c -= 1
+
+
+def _plan(
+    n: int,
+    c: int,
+    scalar_bits: int,
+    base_bytes: int,
+    xyzz_bytes: int,
+    prepared: bool,
+    memory: Memory,
+    parallel_items: int,
+    max_chunk: int | None,
+) -> MsmPlan:
+    w = window_count(scalar_bits, c)
+    nb = 1 << (c - 1)
+    blocks = -(-nb // SCAN_BLOCK)
+    table = w * (nb + 1) * 4
+    per_point = SCALAR_BYTES + 4 * w + (0 if prepared else base_bytes)
+    wanted = min(nb, max(1, -(-parallel_items // w)))
+    while True:  # fewer segments (less parallelism, less memory) until the tables fit
+        segment = -(-nb // wanted)
+        segments = -(-nb // segment)
+        fixed = 3 * table + w * blocks * 4 + (w * segments + w) * xyzz_bytes + base_bytes
+        largest_fixed = max(table, w * segments * xyzz_bytes)
+        fits = largest_fixed <= memory.max_alloc and fixed + per_point <= memory.budget
+        if fits or segments == 1:
+            break
+        wanted = segments // 2
+    if not fits:
+        raise DeviceMemoryError(
+            f"an MSM with {c}-bit windows ({w} windows × {nb} buckets) needs {fixed + per_point} bytes of device "
+            f"memory for its bucket tables and one point, in buffers of up to {largest_fixed} bytes; the device "
+            f"allows {memory.budget} bytes ({memory.max_alloc} per buffer): use a smaller window (or none, to let "
+            "the backend choose)"
+        )
+    chunk = (memory.budget - fixed) // per_point
+    chunk = min(chunk, n, MAX_CHUNK, memory.max_alloc // (4 * w), memory.max_alloc // SCALAR_BYTES)
+    if not prepared:
+        chunk = min(chunk, memory.max_alloc // base_bytes)
+    if max_chunk is not None:
+        chunk = min(chunk, max_chunk)
+    return MsmPlan(c, w, nb, segment, segments, blocks, max(1, chunk), fixed, per_point)
+
+
+def piece_sizes(n: int, base_bytes: int, memory: Memory, max_chunk: int | None = None) -> list[int]:
+    """How prepared bases are split into buffers: pieces of at most ``max_alloc`` bytes (and ``max_chunk``)."""
+    per_piece = max(1, memory.max_alloc // base_bytes)
+    if max_chunk is not None:
+        per_piece = min(per_piece, max_chunk)
+    if n * base_bytes > memory.budget:
+        raise DeviceMemoryError(
+            f"{n} prepared bases need {n * base_bytes} bytes of device memory, but {memory.budget} are free: "
+            "prepare fewer bases, or call msm() with the bases, which streams them in chunks"
+        )
+    return [min(per_piece, n - start) for start in range(0, n, per_piece)]
+
+
+__all__ = ["Memory", "MsmPlan", "default_window", "piece_sizes", "plan_msm", "window_cost"]

@@ -1,0 +1,295 @@
+"""The OpenCL backend against the reference backend, bit for bit: MSM (G1, G2; random and edge inputs; every window;
+prepared, batched, chunked), NTT (sizes 1 … 4096, all four modes), the fused H, field operations. Runs on PoCL in
+CI; skipped, with the reason, where no OpenCL device is found. Device selection and planning: test_opencl_setup.py.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+
+from cuzk.backends import limbs
+from cuzk.backends.errors import BackendInputError
+from cuzk.backends.opencl import DeviceMemoryError, OpenCLBackend
+from cuzk.backends.protocol import Backend
+from cuzk.backends.reference import ReferenceBackend
+from cuzk.reference.curves import BLS12_381, BN254, Curve
+from cuzk.reference.errors import NotInvertibleError, UnsatisfiedConstraintError
+
+BACKEND = OpenCLBackend()
+REFERENCE = ReferenceBackend()
+GROUPS = ["g1", "g2"]
+CURVES = {c.name: c for c in (BLS12_381, BN254)}
+
+pytestmark = pytest.mark.skipif(
+    not BACKEND.is_available(), reason=f"the opencl backend cannot run here: {BACKEND.unavailable_reason()}"
+)
+
+
+@cache
+def walk(curve_name: str, group: str, n: int) -> tuple[np.ndarray, list[int]]:
+    """n points P_i of the group with known discrete logs t_i (P_i = t_i·G): a walk P_(i+1) = P_i + T_j over 8
+    random multiples T_j of G, one addition per point. Σ k_i·P_i = (Σ k_i·t_i)·G is then an exact oracle."""
+    curve = CURVES[curve_name]
+    grp = limbs.group_of(curve, group)
+    rng = random.Random(f"walk/{curve_name}/{group}")
+    steps = [rng.randrange(1, curve.r) for _ in range(8)]
+    pool = [grp.generator * s for s in steps]
+    point, dlog, points, dlogs = pool[0], steps[0], [], []
+    for _ in range(n):
+        j = rng.randrange(8)
+        point, dlog = point + pool[j], (dlog + steps[j]) % curve.r
+        points.append(point.normalize())
+        dlogs.append(dlog)
+    return limbs.points_to_limbs(curve, group, points), dlogs
+
+
+def oracle(curve: Curve, group: str, values: list[int], dlogs: list[int]) -> np.ndarray:
+    """Σ k_i·P_i for P_i = t_i·G: (Σ k_i·t_i mod r)·G, one scalar multiplication."""
+    grp = limbs.group_of(curve, group)
+    return limbs.point_to_limbs(
+        curve, group, grp.generator * (sum(k * t for k, t in zip(values, dlogs, strict=True)) % curve.r)
+    )
+
+
+def bases_of(curve: Curve, group: str, n: int) -> np.ndarray:
+    """The first n points of one shared walk per group (1000 in G1, 100 in G2, more when asked)."""
+    return walk(curve.name, group, max(n, 1000 if group == "g1" else 100))[0][:n]
+
+
+def scalars_of(curve: Curve, values: list[int]) -> np.ndarray:
+    return limbs.fr_to_limbs(curve, values)
+
+
+def check_msm(curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None = None) -> None:
+    got = BACKEND.msm(curve, group, bases, scalars, window=window)
+    np.testing.assert_array_equal(got, REFERENCE.msm(curve, group, bases, scalars))
+
+
+# --- MSM ----------------------------------------------------------------------------------------------------------
+
+
+def test_is_a_backend() -> None:
+    assert isinstance(BACKEND, Backend)
+    assert BACKEND.name == "opencl"
+    on_cpu = BACKEND.describe()["device_type"] == "cpu"
+    # on a CPU device (PoCL) auto must prefer the numba cpu backend (priority 100); on a GPU, opencl
+    assert BACKEND.priority == (OpenCLBackend.CPU_PRIORITY if on_cpu else OpenCLBackend.GPU_PRIORITY)
+    assert (BACKEND.priority < 100) == on_cpu
+
+
+@pytest.mark.parametrize(
+    ("group", "n"), [("g1", n) for n in (0, 1, 2, 3, 31, 100, 257, 1000)] + [("g2", n) for n in (0, 1, 2, 5, 33, 100)]
+)
+def test_msm_random(curve: Curve, group: str, n: int, rng: random.Random) -> None:
+    check_msm(curve, group, bases_of(curve, group, n), scalars_of(curve, [rng.randrange(curve.r) for _ in range(n)]))
+
+
+def edge_cases(curve: Curve, group: str, rng: random.Random) -> dict[str, tuple[np.ndarray, list[int]]]:
+    """What breaks bucket methods (the conformance suite's msm edge cases, in arrays)."""
+    r = curve.r
+    pts = bases_of(curve, group, 40)
+    inf = np.zeros_like(pts[:1])
+    neg = pts.copy()  # −P = (x, −y), coordinate by coordinate of y
+    y = [(curve.q - v) % curve.q for v in limbs.limbs_to_ints(pts[:, 1])]
+    neg[:, 1] = limbs.ints_to_limbs(y, pts.shape[-1]).reshape(neg[:, 1].shape)
+    k = rng.randrange(1, r)
+    rand = [rng.randrange(r) for _ in range(40)]
+    ones = [(1 << b) - 1 for b in (2, 5, 8, 13, 16, 64, 128, 254)]
+    return {
+        "zero_scalars": (pts[:8], [0] * 8),
+        "one_scalars": (pts[:8], [1] * 8),
+        "r_minus_1": (pts[:8], [r - 1] * 8),
+        "all_ones_windows": (pts[: len(ones)], ones),
+        "equal_scalars": (pts[:33], [k] * 33),
+        "repeated_base": (np.repeat(pts[:1], 16, axis=0), rand[:16]),
+        "repeated_base_equal_scalars": (np.repeat(pts[1:2], 16, axis=0), [k] * 16),
+        "p_and_minus_p": (np.concatenate([pts[3:4], neg[3:4]]), [k, k]),
+        "p_and_minus_p_distinct": (np.concatenate([pts[3:4], neg[3:4]]), rand[:2]),
+        "scalar_and_negation": (np.repeat(pts[4:5], 2, axis=0), [k, r - k]),
+        "pairs_cancel": (np.concatenate([pts[:10], neg[:10]]), rand[:10] * 2),
+        "infinity_base": (inf, [k]),
+        "infinity_among_bases": (np.concatenate([inf, pts[:4], inf, pts[4:8], inf]), rand[:11]),
+        "all_infinity": (np.repeat(inf, 5, axis=0), rand[:5]),
+        "small_scalars": (pts[:40], [rng.randrange(16) for _ in range(40)]),
+    }
+
+
+EDGE_NAMES = list(edge_cases(BN254, "g1", random.Random(0)))
+
+
+@pytest.mark.parametrize("case", EDGE_NAMES)
+@pytest.mark.parametrize("group", GROUPS)
+def test_msm_edge_cases(curve: Curve, group: str, case: str, rng: random.Random) -> None:
+    bases, values = edge_cases(curve, group, rng)[case]
+    check_msm(curve, group, bases, scalars_of(curve, values))
+
+
+@pytest.mark.parametrize("window", [1, 2, 5, 9, 16])
+def test_msm_every_window_gives_the_same_result(curve: Curve, window: int, rng: random.Random) -> None:
+    bases, values = bases_of(curve, "g1", 40), [rng.randrange(curve.r) for _ in range(40)]
+    check_msm(curve, "g1", bases, scalars_of(curve, values), window=window)
+
+
+def test_msm_known_discrete_logs(curve: Curve, rng: random.Random) -> None:
+    """The oracle behind the slow large tests, on a size the reference also checks."""
+    bases, dlogs = walk(curve.name, "g1", 1000)
+    values = [rng.randrange(curve.r) for _ in range(len(bases))]
+    got = BACKEND.msm(curve, "g1", bases, scalars_of(curve, values))
+    np.testing.assert_array_equal(got, oracle(curve, "g1", values, dlogs))
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_msm_in_chunks_and_prepared_pieces(curve: Curve, group: str, rng: random.Random) -> None:
+    chunked = OpenCLBackend(max_chunk=7)
+    bases = bases_of(curve, group, 40)
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(40)])
+    expected = REFERENCE.msm(curve, group, bases, scalars)
+    np.testing.assert_array_equal(chunked.msm(curve, group, bases, scalars), expected)
+    handle = chunked.prepare_bases(curve, group, bases)
+    assert len(handle.payload.pieces) == 6  # 40 bases in pieces of at most 7
+    np.testing.assert_array_equal(chunked.msm_prepared(handle, scalars), expected)
+    np.testing.assert_array_equal(chunked.msm_prepared(handle, scalars, window=3), expected)
+
+
+def test_msm_chunks_from_the_memory_limit(curve: Curve, rng: random.Random) -> None:
+    """A device too small for the whole MSM: the planner cuts the points into chunks that fit."""
+    small = OpenCLBackend(memory_limit=60_000)
+    bases = bases_of(curve, "g1", 300)
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(300)])
+    np.testing.assert_array_equal(
+        small.msm(curve, "g1", bases, scalars, window=4), REFERENCE.msm(curve, "g1", bases, scalars)
+    )
+
+
+def test_prepared_bases_and_batches(curve: Curve, rng: random.Random) -> None:
+    bases = bases_of(curve, "g1", 50)
+    handle = BACKEND.prepare_bases(curve, "g1", bases)
+    batch = [scalars_of(curve, [rng.randrange(curve.r) for _ in range(50)]) for _ in range(3)]
+    expected = np.stack([REFERENCE.msm(curve, "g1", bases, s) for s in batch])
+    for s, e in zip(batch, expected, strict=True):
+        np.testing.assert_array_equal(BACKEND.msm_prepared(handle, s), e)
+    got = BACKEND.msm_batch(curve, "g1", [handle, bases, handle], batch, windows=[None, 3, 7])
+    np.testing.assert_array_equal(got, expected)
+    assert "g1_msm_buckets" in BACKEND.last_kernel_seconds
+    with pytest.raises(BackendInputError, match="another OpenCL context"):
+        OpenCLBackend().msm_prepared(handle, batch[0])
+
+
+def test_msm_memory_errors(curve: Curve) -> None:
+    bases, scalars = bases_of(curve, "g1", 4), scalars_of(curve, [1, 2, 3, 4])
+    with pytest.raises(DeviceMemoryError, match="smaller window"):
+        BACKEND.msm(curve, "g1", bases, scalars, window=32)
+    with pytest.raises(DeviceMemoryError):
+        OpenCLBackend(memory_limit=2_000).msm(curve, "g1", bases, scalars)
+    with pytest.raises(DeviceMemoryError, match="prepared bases"):
+        OpenCLBackend(memory_limit=100).prepare_bases(curve, "g1", bases)
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_on_curve_kernel_reads_the_emitted_b(curve: Curve, group: str) -> None:
+    """The emitted b (b' for G2) and the Montgomery conversions: y² = x³ + b holds on the device for every point,
+    the point at infinity included, and fails once y is changed."""
+    points = np.concatenate([bases_of(curve, group, 20), np.zeros_like(bases_of(curve, group, 1))])
+    bad = points[:5].copy()
+    bad[:, 1, ..., 0] ^= np.uint64(1)
+    ctx = BACKEND.context
+    for array, expected in ((points, 1), (bad, 0)):
+        buf, ok = ctx.upload(array), ctx.buffer(4 * len(array))
+        ctx.launch(curve, f"msm_{group}", f"{group}_on_curve", len(array), buf, np.uint32(len(array)), ok)
+        assert (ctx.read(ok, (len(array),), np.uint32) == expected).all()
+
+
+# --- NTT, H, field operations -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("log_n", range(13))
+def test_ntt_all_modes(curve: Curve, log_n: int, rng: random.Random) -> None:
+    values = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(1 << log_n)])
+    for inverse in (False, True):
+        for coset in (False, True):
+            got = BACKEND.ntt(curve, values, inverse=inverse, coset=coset)
+            np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
+
+
+def test_ntt_empty_and_round_trip(curve: Curve, rng: random.Random) -> None:
+    empty = np.zeros((0, 4), dtype=np.uint64)
+    assert BACKEND.ntt(curve, empty).shape == (0, 4)
+    values = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(64)])
+    for coset in (False, True):
+        back = BACKEND.ntt(curve, BACKEND.ntt(curve, values, coset=coset), inverse=True, coset=coset)
+        np.testing.assert_array_equal(back, values)
+
+
+@pytest.mark.parametrize("reduction", ["libsnark", "circom"])
+@pytest.mark.parametrize("n", [1, 2, 16, 256])
+def test_compute_h(curve: Curve, reduction: str, n: int, rng: random.Random) -> None:
+    """On evaluations with c = a·b on H (a satisfied QAP), and for circom also on arbitrary ones."""
+    a = [rng.randrange(curve.r) for _ in range(n)]
+    b = [rng.randrange(curve.r) for _ in range(n)]
+    c = [x * y % curve.r for x, y in zip(a, b, strict=True)]
+    arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, c)]
+    got = BACKEND.compute_h(curve, *arrays, reduction=reduction)
+    np.testing.assert_array_equal(got, REFERENCE.compute_h(curve, *arrays, reduction=reduction))
+    if reduction == "circom":
+        arrays[2] = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(n)])
+        got = BACKEND.compute_h(curve, *arrays, reduction="circom")
+        np.testing.assert_array_equal(got, REFERENCE.compute_h(curve, *arrays, reduction="circom"))
+
+
+def test_compute_h_rejects_an_unsatisfied_qap(curve: Curve) -> None:
+    a, b, c = (limbs.fr_to_limbs(curve, v) for v in ([1, 2, 3, 4], [5, 6, 7, 8], [5, 12, 21, 33]))
+    with pytest.raises(UnsatisfiedConstraintError, match="not divisible"):
+        REFERENCE.compute_h(curve, a, b, c, reduction="libsnark")
+    with pytest.raises(UnsatisfiedConstraintError, match="not divisible"):
+        BACKEND.compute_h(curve, a, b, c, reduction="libsnark")
+
+
+@pytest.mark.parametrize("field", ["fr", "fq"])
+def test_field_ops(curve: Curve, field: str, rng: random.Random) -> None:
+    p = curve.r if field == "fr" else curve.q
+    L = limbs.limb_count(p)
+    R = 1 << (64 * L)
+    edges = list(
+        dict.fromkeys(v % p for v in [0, 1, 2, p - 1, p - 2, p // 2, 2**64 - 1, 2**64, R, R * R, pow(R, -1, p)])
+    )
+    a = edges + [rng.randrange(p) for _ in range(30)]
+    b = [rng.randrange(p) for _ in range(len(edges))] + [rng.randrange(p) for _ in range(30)]
+    pairs = [(x, y) for x in edges for y in edges]
+    for op in ("add", "sub", "mul", "neg", "square", "inverse"):
+        binary = op in ("add", "sub", "mul")
+        xs = [x for x, _ in pairs] + a if binary else [x for x in a if x or op != "inverse"]
+        ys = [y for _, y in pairs] + b if binary else None
+        x_arr = limbs.ints_to_limbs(xs, L)
+        y_arr = limbs.ints_to_limbs(ys, L) if ys is not None else None
+        got = BACKEND.field_op(curve, field, op, x_arr, y_arr)
+        np.testing.assert_array_equal(got, REFERENCE.field_op(curve, field, op, x_arr, y_arr))
+    with pytest.raises(NotInvertibleError, match=r"a\[1\]"):
+        BACKEND.field_op(curve, field, "inverse", limbs.ints_to_limbs([3, 0], L))
+    empty = np.zeros((0, L), dtype=np.uint64)
+    assert BACKEND.field_op(curve, field, "mul", empty, empty).shape == (0, L)
+
+
+# --- large, slow --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("group", "n"), [("g1", 1 << 14), ("g2", 1000)])
+def test_msm_large_against_discrete_logs(curve: Curve, group: str, n: int, rng: random.Random) -> None:
+    bases, dlogs = walk(curve.name, group, n)
+    values = [rng.randrange(curve.r) for _ in range(n)]
+    expected = oracle(curve, group, values, dlogs)
+    scalars = scalars_of(curve, values)
+    np.testing.assert_array_equal(BACKEND.msm(curve, group, bases, scalars), expected)
+    np.testing.assert_array_equal(OpenCLBackend(max_chunk=n // 3).msm(curve, group, bases, scalars), expected)
+
+
+@pytest.mark.slow
+def test_ntt_large(curve: Curve, rng: random.Random) -> None:
+    values = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(1 << 15)])
+    for inverse, coset in ((False, False), (True, True)):
+        got = BACKEND.ntt(curve, values, inverse=inverse, coset=coset)
+        np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
