@@ -7,6 +7,10 @@
                                                 setup, prove and verify a circuit defined in the project
     cuzk bench [--backend NAME] [--msm 10-18] [--msm-g2 10-16] [--ntt 10-20]
                                                 MSM/NTT medians of a backend
+    cuzk groth16 prove <zkey> <wtns> <proof.json> <public.json>     as snarkjs, on any backend
+    cuzk groth16 verify <vk.json> <public.json> <proof.json>         OK / INVALID
+    cuzk groth16 setup <circuit.r1cs> <circuit.zkey>                 one-party setup (development only)
+    cuzk zkey export verificationkey|bellman …, cuzk wtns check …    see docs/interop.md
 
 Errors that a user can cause (a bad option, an unavailable backend) print one line and exit with status 2;
 they never print a traceback.
@@ -143,6 +147,10 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeat", type=int, default=3, help="timed runs per size after the first (default 3)")
     _engine_options(bench, window=False)
     bench.set_defaults(run=_cmd_bench)
+
+    from cuzk.cli_groth16 import add_commands  # the snarkjs-compatible commands (groth16, zkey, wtns)
+
+    add_commands(sub)
     return parser
 
 

@@ -21,6 +21,7 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
+from cuzk.formats.points import PointTable
 from cuzk.reference.errors import ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import assemble_proof, check_shape
@@ -76,8 +77,10 @@ class Prover:
     def _backend_for(self, group: str) -> Backend:
         return self.g2_backend if group == "g2" else self.backend
 
-    def _prepare(self, backend: Backend, group: str, points: list[Any]) -> Any:
-        array = limbs.points_to_limbs(self.curve, group, points)
+    def _prepare(self, backend: Backend, group: str, points: Any) -> Any:
+        """One query's bases for ``backend``: a list of reference points, or a :class:`PointTable` whose limbs were
+        read in bulk from a file (a .zkey); handed to the backend to keep resident when it can."""
+        array = points.limbs if isinstance(points, PointTable) else limbs.points_to_limbs(self.curve, group, points)
         if has_capability(backend, PREPARED_BASES):
             return backend.prepare_bases(self.curve, group, array)  # type: ignore[attr-defined]
         return array

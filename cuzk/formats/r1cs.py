@@ -1,0 +1,262 @@
+"""The .r1cs constraint file of circom (iden3/r1csfile), and the check that a witness satisfies it.
+
+    magic b"r1cs", version 1
+    section 1 (header)       n8 u32, prime (n8 bytes), nWires u32, nPubOut u32, nPubIn u32, nPrvIn u32,
+                             nLabels u64, nConstraints u32
+    section 2 (constraints)  per constraint, the linear combinations A, B, C; each: nTerms u32, then nTerms ×
+                             (wire u32, coefficient n8 bytes, canonical little-endian)
+    section 3 (wire map)     nWires × u64: the label (signal) id of each wire
+    sections 4, 5            PLONK custom gates (circom --O? with custom templates): not provable with Groth16
+
+Wires are numbered as z: 0 is the constant 1, then the outputs, the public inputs, the private inputs, the rest.
+The constraint section is walked once in Python to find where each combination starts (a u32 read per
+combination); the terms are then gathered with one numpy fancy-index per matrix.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.formats.binfile import BinFile, write_binfile
+from cuzk.formats.errors import FormatError, ValueOutOfRangeError, WitnessMismatchError
+from cuzk.formats.wtns import Witness, field_name
+from cuzk.reference.errors import UnsatisfiedConstraintError
+
+MAGIC = b"r1cs"
+VERSION = 1
+SECTIONS = {1: "header", 2: "constraints", 3: "wire-to-label map", 4: "custom gates list", 5: "custom gates uses"}
+MATRICES = ("A", "B", "C")
+
+
+@dataclass(frozen=True)
+class Terms:
+    """One matrix of the R1CS as coordinates: term t is coefficients[t] at (rows[t], wires[t])."""
+
+    rows: np.ndarray  # int64 (T,)
+    wires: np.ndarray  # int64 (T,)
+    coefficients: np.ndarray  # uint64 (T, n8/8), canonical
+
+    def entries(self) -> Iterator[tuple[int, int, int]]:
+        """(row, wire, coefficient) of every term, as Python integers."""
+        return zip(self.rows.tolist(), self.wires.tolist(), limbs.limbs_to_ints(self.coefficients), strict=True)
+
+    def evaluate(self, z: list[int], num_rows: int, prime: int) -> list[int]:
+        """⟨row, z⟩ mod prime for every row."""
+        acc = [0] * num_rows
+        for row, wire, coeff in self.entries():
+            acc[row] += coeff * z[wire]
+        return [v % prime for v in acc]
+
+    def matrix(self, field: Any, num_rows: int) -> list[list[tuple[int, Any]]]:
+        """The sparse rows of the reference's :class:`~cuzk.reference.r1cs.Matrices` (column, coefficient)."""
+        rows: list[list[tuple[int, Any]]] = [[] for _ in range(num_rows)]
+        for row, wire, coeff in self.entries():
+            rows[row].append((wire, field(coeff)))
+        return rows
+
+
+@dataclass(frozen=True)
+class R1cs:
+    """A constraint system read from a .r1cs file."""
+
+    path: str
+    prime: int
+    n8: int
+    num_wires: int
+    num_outputs: int
+    num_public_inputs: int
+    num_private_inputs: int
+    num_labels: int
+    num_constraints: int
+    a: Terms
+    b: Terms
+    c: Terms
+
+    @property
+    def num_public(self) -> int:
+        """Public signals, not counting the constant: the outputs, then the public inputs (snarkjs's nPublic)."""
+        return self.num_outputs + self.num_public_inputs
+
+    def check_witness(self, witness: Witness, names: dict[int, str] | None = None) -> None:
+        """The witness must be over this prime, have one value per wire and satisfy every constraint; otherwise a
+        WitnessMismatchError, or an UnsatisfiedConstraintError naming the first failing constraint, its values and
+        its wires (with their signal names when ``names``, from a .sym file, is given)."""
+        check_witness_fits(witness, self.prime, self.num_wires, self.path)
+        z = witness.ints()
+        a, b, c = (m.evaluate(z, self.num_constraints, self.prime) for m in (self.a, self.b, self.c))
+        for i, (va, vb, vc) in enumerate(zip(a, b, c, strict=True)):
+            if va * vb % self.prime != vc:
+                wires = sorted({int(w) for m in (self.a, self.b, self.c) for w in m.wires[m.rows == i]})
+                signals = ", ".join(f"{names[w]} (wire {w})" if names and w in names else f"wire {w}" for w in wires)
+                raise UnsatisfiedConstraintError(
+                    f"{witness.path}: the witness does not satisfy constraint {i} of {self.path}: ⟨A,z⟩ = {va}, "
+                    f"⟨B,z⟩ = {vb}, ⟨C,z⟩ = {vc}, but ⟨A,z⟩·⟨B,z⟩ = {va * vb % self.prime}; its signals: {signals}",
+                    i,
+                )
+
+
+def check_witness_fits(witness: Witness, prime: int, count: int, what: str) -> None:
+    """Same prime and ``count`` values, or a WitnessMismatchError naming both files."""
+    if witness.prime != prime:
+        raise WitnessMismatchError(
+            witness.path, f"the witness is over {field_name(witness.prime)}, but {what} is over {field_name(prime)}"
+        )
+    if len(witness) != count:
+        raise WitnessMismatchError(witness.path, f"the witness has {len(witness)} values, but {what} expects {count}")
+
+
+def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
+    """Read and check a .r1cs file."""
+    file = BinFile(path, MAGIC, (VERSION,), SECTIONS)
+    header = file.cursor(1)
+    n8 = header.u32("the field size n8")
+    if n8 == 0 or n8 % 8 or n8 > 64:
+        raise file.error(
+            f"the field size n8 = {n8} is not a positive multiple of 8", header.section, header.section.offset
+        )
+    prime = header.integer(n8, "the prime")
+    counts = [header.u32(what) for what in ("nWires", "nPubOut", "nPubIn", "nPrvIn")]
+    num_labels = header.u64("nLabels")
+    num_constraints = header.u32("nConstraints")
+    header.finish()
+    num_wires, num_outputs, num_public_inputs, num_private_inputs = counts
+    if 1 + num_outputs + num_public_inputs + num_private_inputs > num_wires:
+        raise file.error(
+            f"{num_outputs} outputs + {num_public_inputs} public + {num_private_inputs} private inputs + the constant "
+            f"do not fit in {num_wires} wires",
+            header.section,
+        )
+    for gates in (4, 5):
+        if file.has(gates) and file.section(gates).size > 4:
+            raise file.error("the circuit uses PLONK custom gates, which Groth16 cannot prove", file.section(gates))
+    a, b, c = _read_constraints(file, n8, prime, num_constraints, num_wires)
+    return R1cs(
+        os.fspath(path),
+        prime,
+        n8,
+        num_wires,
+        num_outputs,
+        num_public_inputs,
+        num_private_inputs,
+        num_labels,
+        num_constraints,
+        a,
+        b,
+        c,
+    )
+
+
+def _read_constraints(file: BinFile, n8: int, prime: int, m: int, num_wires: int) -> tuple[Terms, Terms, Terms]:
+    section = file.section(2)
+    data = bytes(file.data[section.offset : section.offset + section.size])
+    term_bytes = 4 + n8
+    starts: list[list[int]] = [[], [], []]
+    counts: list[list[int]] = [[], [], []]
+    pos = 0
+    for i in range(m):
+        for k in range(3):
+            if pos + 4 > len(data):
+                raise file.error(
+                    f"constraint {i} ({MATRICES[k]}) runs past the end of the section",
+                    section,
+                    section.offset + pos,
+                    FormatError,
+                )
+            (count,) = struct.unpack_from("<I", data, pos)
+            if pos + 4 + count * term_bytes > len(data):
+                raise file.error(
+                    f"constraint {i} ({MATRICES[k]}) announces {count} terms, more than the section holds",
+                    section,
+                    section.offset + pos,
+                )
+            starts[k].append(pos + 4)
+            counts[k].append(count)
+            pos += 4 + count * term_bytes
+    if pos != len(data):
+        raise file.error(
+            f"{len(data) - pos} bytes are left after the {m} constraints the header announces",
+            section,
+            section.offset + pos,
+        )
+    raw = np.frombuffer(data, dtype=np.uint8)
+    matrices = []
+    for k in range(3):
+        count = np.asarray(counts[k], dtype=np.int64)
+        total = int(count.sum())
+        first = np.repeat(np.cumsum(count) - count, count)  # index of each term's first sibling
+        offsets = np.repeat(np.asarray(starts[k], dtype=np.int64), count) + (np.arange(total) - first) * term_bytes
+        records = raw[offsets[:, None] + np.arange(term_bytes)]
+        wires = np.ascontiguousarray(records[:, :4]).view("<u4").reshape(total).astype(np.int64)
+        coefficients = np.ascontiguousarray(records[:, 4:]).view("<u8").reshape(total, n8 // 8).astype(np.uint64)
+        if total and int(wires.max()) >= num_wires:
+            t = int(np.argmax(wires >= num_wires))
+            raise file.error(
+                f"a term of {MATRICES[k]} refers to wire {int(wires[t])}, but the circuit has {num_wires} wires",
+                section,
+                section.offset + int(offsets[t]),
+            )
+        bad = limbs.first_noncanonical(coefficients, prime)
+        if bad is not None:
+            raise file.error(
+                f"a coefficient of {MATRICES[k]} is not reduced modulo the prime",
+                section,
+                section.offset + int(offsets[bad[0]]) + 4,
+                ValueOutOfRangeError,
+            )
+        matrices.append(Terms(np.repeat(np.arange(m, dtype=np.int64), count), wires, coefficients))
+    return matrices[0], matrices[1], matrices[2]
+
+
+def read_sym(path: str | os.PathLike[str]) -> dict[int, str]:
+    """Wire → signal name from circom's .sym file (lines ``label,wire,component,name``; wire −1: optimised away)."""
+    names: dict[int, str] = {}
+    try:
+        with open(path, encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                fields = line.rstrip("\n").split(",", 3)
+                if len(fields) != 4 or not fields[1].lstrip("-").isdigit():
+                    raise FormatError(path, f"line {number} is not 'label,wire,component,name'")
+                if int(fields[1]) >= 0:
+                    names.setdefault(int(fields[1]), fields[3])
+    except OSError as exc:
+        raise FormatError(path, f"cannot read the symbols file: {exc.strerror}") from None
+    return names
+
+
+def write_r1cs(
+    path: str | os.PathLike[str],
+    prime: int,
+    constraints: list[tuple[dict[int, int], dict[int, int], dict[int, int]]],
+    *,
+    num_wires: int,
+    num_outputs: int,
+    num_public_inputs: int,
+    num_private_inputs: int,
+) -> None:
+    """Write a .r1cs file (for tests and tools): each constraint is three {wire: coefficient} maps."""
+    n8 = 8 * limbs.limb_count(prime)
+    header = (
+        struct.pack("<I", n8)
+        + prime.to_bytes(n8, "little")
+        + struct.pack(
+            "<IIIIQI", num_wires, num_outputs, num_public_inputs, num_private_inputs, num_wires, len(constraints)
+        )
+    )
+    body = bytearray()
+    for constraint in constraints:
+        for lc in constraint:
+            body += struct.pack("<I", len(lc))
+            for wire, coeff in sorted(lc.items()):
+                body += struct.pack("<I", wire) + (coeff % prime).to_bytes(n8, "little")
+    wire_map = b"".join(struct.pack("<Q", i) for i in range(num_wires))
+    write_binfile(path, MAGIC, VERSION, [(1, header), (2, bytes(body)), (3, wire_map)])
+
+
+__all__ = ["MAGIC", "R1cs", "Terms", "check_witness_fits", "read_r1cs", "read_sym", "write_r1cs"]
