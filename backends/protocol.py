@@ -404,7 +404,12 @@ class BackendBase:
         scalars: list[np.ndarray],
         windows: list[int | None],
     ) -> np.ndarray:
-        raise NotImplementedError
+        """The MSMs one after another (a backend overrides this when it can do better, e.g. one launch)."""
+        results = [
+            self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
+            for b, s, w in zip(bases, scalars, windows, strict=True)
+        ]
+        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
 
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
         raise NotImplementedError

@@ -65,20 +65,6 @@ class ReferenceBackend(BackendBase):
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
         return self._msm_points(handle.curve, handle.group, handle.payload, scalars, window)
 
-    def _msm_batch(
-        self,
-        curve: Curve,
-        group: str,
-        bases: list[np.ndarray | PreparedBases],
-        scalars: list[np.ndarray],
-        windows: list[int | None],
-    ) -> np.ndarray:
-        results = [
-            self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
-            for b, s, w in zip(bases, scalars, windows, strict=True)
-        ]
-        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
-
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
         a_z, b_z, c_z = (limbs.limbs_to_fr(curve, v) for v in (a, b, c))
         return limbs.fr_to_limbs(curve, witness_map(a_z, b_z, c_z, Reduction(reduction)))

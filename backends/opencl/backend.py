@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError
 from cuzk.backends.opencl import msm as msm_device
 from cuzk.backends.opencl import ntt as ntt_device
@@ -195,12 +194,8 @@ class OpenCLBackend(BackendBase):
         scalars: list[np.ndarray],
         windows: list[int | None],
     ) -> np.ndarray:
-        with self._device_call():
-            results = [
-                self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
-                for b, s, w in zip(bases, scalars, windows, strict=True)
-            ]
-        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
+        with self._device_call():  # one lock and one timing record for the whole batch
+            return super()._msm_batch(curve, group, bases, scalars, windows)
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
         with self._device_call() as ctx:
