@@ -58,6 +58,9 @@ def _cmd_prove(args: argparse.Namespace) -> int:
     from cuzk.timing import chrome_trace, timings_table
 
     _apply_engine_options(args)
+    for option, value in (("--constraints", args.constraints), ("--proofs", args.proofs)):
+        if value < 1:
+            raise CuzkError(f"{option} must be at least 1, got {value}")
     started = time.perf_counter()
     report = prove_circuit(
         circuit=args.circuit,

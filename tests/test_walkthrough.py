@@ -39,3 +39,19 @@ def test_toy_values_are_hand_checkable() -> None:
 def test_cli_walkthrough(curve: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["walkthrough", "--curve", curve]) == 0
     assert "pairing check: OK" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["prove", "--constraints", "0"], "--constraints must be at least 1"),
+        (["prove", "--proofs", "0"], "--proofs must be at least 1"),
+        (["prove", "--circuit", "nope"], "unknown circuit 'nope'"),
+        (["prove", "--backend", "nope"], "nope"),
+        (["bench", "--msm", "abc"], "log2 ranges"),
+    ],
+)
+def test_cli_bad_options_are_one_line_errors(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,198 @@
+"""The cpu backend: numba-compiled, multi-core, bit-exact with the reference; the default without a GPU.
+
+Modules: :mod:`.params` (constants from the reference's curve data), :mod:`.emit` (the LLVM IR of limb
+arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as numba intrinsics), :mod:`.curve`
+(G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums),
+:mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.jit` (numba options, disk cache).
+
+Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
+disk: about 53 s once per machine for every kernel of both curves, then about 1 s to load), when a backend method
+first needs them.
+
+Threads: ``threads`` (default: numba's NUMBA_NUM_THREADS, i.e. the usable cores) nogil kernels run on one
+:class:`~concurrent.futures.ThreadPoolExecutor`; calls from several Python threads at once are safe (the engine
+runs the G2 MSM beside the G1 MSMs).
+"""
+
+from __future__ import annotations
+
+import platform
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.protocol import (
+    COMPUTE_H,
+    FIELD_OPS,
+    MSM_BATCH,
+    PREPARED_BASES,
+    WINDOW,
+    BackendBase,
+    PreparedBases,
+)
+from cuzk.reference.curves import Curve
+from cuzk.reference.errors import NotInvertibleError, ParameterError, UnsatisfiedConstraintError
+from cuzk.reference.msm import window_count
+
+
+class QuotientNotDivisibleError(UnsatisfiedConstraintError, ValueError):
+    """compute_h (libsnark): A·B − C is not divisible by Z = Xⁿ − 1, so the witness does not satisfy the
+    constraints: the reference's ``witness_map`` raises UnsatisfiedConstraintError for the same input; this
+    subclass is also a ValueError (an invalid input value)."""
+
+
+@cache
+def _numba_missing() -> str | None:
+    try:
+        import llvmlite  # noqa: F401
+        import numba  # noqa: F401
+    except Exception as exc:  # an ImportError, or a numba/numpy version mismatch raised at import
+        return f"numba cannot be imported ({type(exc).__name__}: {exc}); pip install numba"
+    return None
+
+
+class _Runtime:
+    """The kernels' modules, the thread pool and the per-curve NTT state, made on first use; one per thread count
+    and process, shared by every CpuBackend instance (the registry makes a new instance after each refresh)."""
+
+    def __init__(self, threads: int) -> None:
+        from cuzk.backends.cpu import fieldops, msm, ntt, params
+
+        self.fieldops, self.msm, self.ntt, self.params = fieldops, msm, ntt, params
+        self.threads = threads
+        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="cuzk-cpu")
+        self.ntts: dict[str, Any] = {}
+        self.lock = threading.Lock()
+
+    def curve(self, curve: Curve) -> Any:
+        return self.params.curve_params(curve)
+
+    def ntt_of(self, curve: Curve) -> Any:
+        with self.lock:
+            if curve.name not in self.ntts:
+                self.ntts[curve.name] = self.ntt.Ntt(self.curve(curve), self.pool, self.threads)
+            return self.ntts[curve.name]
+
+
+_RUNTIMES: dict[int, _Runtime] = {}
+_RUNTIMES_LOCK = threading.Lock()
+
+
+def _runtime(threads: int | None) -> _Runtime:
+    import numba
+
+    count = threads or numba.config.NUMBA_NUM_THREADS
+    with _RUNTIMES_LOCK:
+        if count not in _RUNTIMES:
+            _RUNTIMES[count] = _Runtime(count)
+        return _RUNTIMES[count]
+
+
+class CpuBackend(BackendBase):
+    """Numba kernels on the host CPU: MSM (G1, G2) and NTT for both curves, every optional capability."""
+
+    name = "cpu"
+    priority = 100
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+
+    def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
+        super().__init__(device=device)  # a GPU index: nothing to choose on the host
+        if threads is not None and (not isinstance(threads, int) or threads < 1):
+            raise ParameterError(f"threads must be a positive int or None (all cores), got {threads!r}")
+        self._threads = threads
+
+    def unavailable_reason(self) -> str | None:
+        return _numba_missing()
+
+    def runtime(self) -> _Runtime:
+        """The loaded kernels and thread pool (imports numba and the kernel modules on the first call)."""
+        return _runtime(self._threads)
+
+    def describe(self) -> dict[str, Any]:
+        versions = {"numpy": np.__version__}
+        for package in ("cuzk", "numba", "llvmlite"):
+            try:
+                versions[package] = metadata.version(package)
+            except metadata.PackageNotFoundError:
+                versions[package] = "not installed"
+        if self.unavailable_reason() is not None:
+            return {"device": None, "versions": versions}
+        threads = self.runtime().threads
+        return {
+            "device": f"host CPU: {platform.machine()}, {threads} threads (numba nogil kernels)",
+            "versions": versions,
+            "threads": threads,
+        }
+
+    # --- MSM ----------------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _like(F: Any, group: str) -> Any:
+        """An element of the coordinate field of ``group``: numba specializes the kernels on its type."""
+        return F.one if group == "g1" else (F.one, F.one)
+
+    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> Any:
+        rt = self.runtime()
+        F = rt.curve(curve).fq.consts
+        return rt.msm.prepare(bases, self._like(F, group), F, rt.pool, rt.threads)
+
+    def _msm_points(self, curve: Curve, group: str, points: Any, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        rt = self.runtime()
+        c = rt.msm.default_window(len(points), curve.r.bit_length(), rt.threads) if window is None else window
+        out = rt.msm.msm(points, scalars, c, window_count(curve.r.bit_length(), c), rt.pool, rt.threads)
+        return out.reshape(limbs.point_shape(curve, group))
+
+    def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        return self._msm_points(curve, group, self._prepare_bases(curve, group, bases), scalars, window)
+
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        return self._msm_points(handle.curve, handle.group, handle.payload, scalars, window)
+
+    def _msm_batch(
+        self,
+        curve: Curve,
+        group: str,
+        bases: list[np.ndarray | PreparedBases],
+        scalars: list[np.ndarray],
+        windows: list[int | None],
+    ) -> np.ndarray:
+        results = [
+            self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
+            for b, s, w in zip(bases, scalars, windows, strict=True)
+        ]
+        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
+
+    # --- NTT and H ----------------------------------------------------------------------------------------------
+
+    def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
+        return self.runtime().ntt_of(curve).transform(values, inverse, coset)
+
+    def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
+        h = self.runtime().ntt_of(curve).compute_h(a, b, c, reduction)
+        if reduction == "circom":
+            return h
+        n = len(h)
+        if h[n - 1].any():
+            raise QuotientNotDivisibleError(
+                "A·B − C is not divisible by Z: the witness does not satisfy the constraints "
+                f"(coefficient {n - 1} of the quotient H is not zero)"
+            )
+        return h[: n - 1].copy()
+
+    # --- field operations ---------------------------------------------------------------------------------------
+
+    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        rt = self.runtime()
+        params = rt.curve(curve)
+        if op == "inverse" and not np.all(a.any(axis=1)):
+            row = int(np.argmin(a.any(axis=1)))
+            raise NotInvertibleError(f"a[{row}]: 0 has no inverse in {curve.name}.{field.capitalize()}")
+        return rt.fieldops.field_op((params.fr if field == "fr" else params.fq).consts, op, a, b)
+
+
+__all__ = ["CpuBackend", "QuotientNotDivisibleError"]

@@ -1,0 +1,333 @@
+"""Multi-scalar multiplication: the reference's signed-digit Pippenger, with batch-affine bucket sums, on all cores.
+
+The digits are exactly :func:`cuzk.reference.msm.signed_digits` (window c, W = window_count(b, c) windows,
+−2^(c−1) < d ≤ 2^(c−1)); the result, an element of the group returned in canonical affine form, is the
+reference's bit for bit whatever the window. The work is cut into tasks (:func:`plan`): a window t over a range of
+points, windows with no non-zero digit skipped, busy ones split so that every thread gets work. Per task:
+
+1. the digits d_t(k_i) of its points; a zero digit or an infinity base contributes nothing and is dropped;
+2. the (point, bucket |d|) pairs sorted by bucket (a counting sort; an argsort when 2^(c−1) buckets would dwarf
+   the points, so any window up to 32 bits works), the points gathered in that order, negated where d < 0;
+3. each bucket summed as a binary tree in affine coordinates, all buckets' pairs of one tree level at once: a
+   level costs one field inversion for all its additions (Montgomery's batch inversion) and 6 multiplications per
+   addition, against 10 for an XYZZ mixed addition. P + P (doubling, λ = 3x²/2y) and P + (−P) (the pair vanishes)
+   are detected per pair;
+4. Σ_j j·B_j by running sums over the non-empty buckets, high to low: running += B_j (mixed addition),
+   total += (j − j_next)·running, so empty buckets cost nothing and windows wider than log2(n) stay cheap.
+
+Finally Σ_t 2^(c·t)·S_t by Horner's rule (c doublings per window) and one inversion to affine.
+
+Measured (ANCHORS.md trick 5), CPU seconds of all windows on one core of the 2-core box, best window each:
+batch-affine bucket trees against XYZZ mixed additions into an array of buckets (no sort) — BN254 G1 2^16:
+0.43 s against 0.81 s (1.9×), 2^12: 33 against 66 ms; BLS12-381 G1 2^14: 202 against 284 ms (1.4×); BN254 G2
+2^12: 86 against 118 ms (1.4×; Fq2 products make the saved multiplications relatively cheaper). Threads: nogil
+kernels on a ThreadPoolExecutor (2^16 on two pinned cores of an uncontended Xeon: 436 → 238 ms, 1.83×) against
+``numba.prange`` over the windows (258 ms; 16 against 18 ms at 2^12): a tie, and the pool is safe whatever numba's
+threading layer when several Python threads call at once (the workqueue layer aborts on concurrent use).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from cuzk.backends.cpu.buckets import bucket_reduction, bucket_trees, gather
+from cuzk.backends.cpu.curve import add_xyzz, double, identity, to_affine
+from cuzk.backends.cpu.field import (
+    from_mont,
+    is_zero,
+    load,
+    store,
+    to_mont,
+)
+from cuzk.backends.cpu.jit import JIT
+from cuzk.reference.msm import window_count
+
+SCALAR_LIMBS = 4
+MAX_TASK_POINTS = 1 << 18  # a task's buffers: ~3·2^18 points (BLS12-381 G2: 150 MiB)
+
+# --- signed digits ----------------------------------------------------------------------------------------------
+
+
+@njit(**JIT)
+def window_bits(scalars: np.ndarray, i: int, t: int, c: int) -> int:
+    """Bits c·t … c·t + c − 1 of scalar i (little-endian uint64 limbs; bits past the last limb are 0)."""
+    bit = t * c
+    limb = bit >> 6
+    if limb >= SCALAR_LIMBS:
+        return 0
+    off = bit & 63
+    v = scalars[i, limb] >> np.uint64(off)
+    if off + c > 64 and limb + 1 < SCALAR_LIMBS:
+        v |= scalars[i, limb + 1] << np.uint64(64 - off)
+    return np.int64(v & ((np.uint64(1) << np.uint64(c)) - np.uint64(1)))
+
+
+@njit(**JIT)
+def signed_carries(
+    scalars: np.ndarray, c: int, w: int, start: int, stop: int, carries: np.ndarray, nonzero: np.ndarray
+) -> None:
+    """carries[i, t] ∈ {0, 1}: the carry into window t of scalar i, for rows start … stop − 1 (t = 0 … w);
+    nonzero[t] += the number of those scalars whose digit t is not zero (the work of window t).
+
+    The recurrence of the reference's signed_digits: v = bits_t + carry_t; carry_{t+1} = [v > 2^(c−1)].
+    The digit of window t is then v − carry_{t+1}·2^c (:func:`digit`): zero exactly when v is 0 or 2^c.
+    """
+    half, full = 1 << (c - 1), 1 << c
+    for i in range(start, stop):
+        carry = 0
+        for t in range(w):
+            carries[i, t] = carry
+            v = window_bits(scalars, i, t, c) + carry
+            carry = 1 if v > half else 0
+            if v != 0 and v != full:
+                nonzero[t] += 1
+        carries[i, w] = carry
+
+
+@njit(**JIT)
+def digit(scalars: np.ndarray, carries: np.ndarray, i: int, t: int, c: int) -> int:
+    """d_t(k_i), the signed digit of window t of scalar i."""
+    return window_bits(scalars, i, t, c) + np.int64(carries[i, t]) - (np.int64(carries[i, t + 1]) << c)
+
+
+# --- one window -------------------------------------------------------------------------------------------------
+
+
+@njit(**JIT)
+def sort_by_bucket(
+    scalars: np.ndarray,
+    infinity: np.ndarray,
+    carries: np.ndarray,
+    t: int,
+    c: int,
+    start: int,
+    stop: int,
+    order: np.ndarray,
+    seg_bucket: np.ndarray,
+    seg_start: np.ndarray,
+    seg_count: np.ndarray,
+    counts: np.ndarray,
+    scratch: np.ndarray,
+) -> int:
+    """The non-zero digits of window t of the points start … stop − 1, grouped by bucket |d|, buckets ascending;
+    returns the number of buckets.
+
+    ``order[k]`` is i (d > 0) or −(i + 1) (d < 0) for the k-th term; bucket s holds order[seg_start[s] …] for
+    seg_count[s] terms. ``counts`` (2^(c−1) + 1 entries, or empty) selects the counting sort; ``scratch`` is
+    (2, stop − start) or larger.
+    """
+    keys, terms = scratch[0], scratch[1]
+    m = 0
+    for i in range(start, stop):
+        if infinity[i]:
+            continue
+        d = digit(scalars, carries, i, t, c)
+        if d != 0:
+            keys[m] = d if d > 0 else -d
+            terms[m] = i if d > 0 else -(i + 1)
+            m += 1
+    nseg = 0
+    if counts.shape[0] > 0:
+        counts[:] = 0
+        for k in range(m):
+            counts[keys[k]] += 1
+        pos = 0
+        for j in range(1, counts.shape[0]):
+            cnt = counts[j]
+            if cnt:
+                seg_bucket[nseg], seg_start[nseg], seg_count[nseg] = j, pos, cnt
+                nseg += 1
+            counts[j] = pos
+            pos += cnt
+        for k in range(m):
+            order[counts[keys[k]]] = terms[k]
+            counts[keys[k]] += 1
+    else:
+        perm = np.argsort(keys[:m])
+        for k in range(m):
+            order[k] = terms[perm[k]]
+            key = keys[perm[k]]
+            if nseg == 0 or seg_bucket[nseg - 1] != key:
+                seg_bucket[nseg], seg_start[nseg], seg_count[nseg] = key, k, 0
+                nseg += 1
+            seg_count[nseg - 1] += 1
+    return nseg
+
+
+@njit(**JIT)
+def window_sums(
+    bases: np.ndarray,
+    infinity: np.ndarray,
+    scalars: np.ndarray,
+    carries: np.ndarray,
+    c: int,
+    tasks: np.ndarray,
+    sums: np.ndarray,
+    like: Any,
+    F: Any,
+) -> None:
+    """For each task (k, t, start, stop) of ``tasks``: Σ_i d_t(k_i)·P_i over the points start … stop − 1, stored
+    as XYZZ elements 4k … 4k + 3 of ``sums``."""
+    longest = 1
+    for row in range(tasks.shape[0]):
+        longest = max(longest, tasks[row, 3] - tasks[row, 2])
+    half = 1 << (c - 1)
+    counts = np.empty(half + 1 if half <= 4 * longest + 4096 else 0, np.int64)
+    order = np.empty(longest, np.int64)
+    seg_bucket = np.empty(longest, np.int64)
+    seg_start = np.empty(longest, np.int64)
+    seg_count = np.empty(longest, np.int64)
+    scratch = np.empty((2, longest), np.int64)
+    rows = bases.shape[0] // infinity.shape[0]  # limb rows per point: 2 (G1) or 4 (G2)
+    src = np.empty((longest * rows, bases.shape[1]), np.uint64)
+    dst = np.empty_like(src)
+    den = np.empty(((longest // 2 + 1) * rows // 2, bases.shape[1]), np.uint64)
+    prefix = np.empty_like(den)
+    kind = np.empty(longest // 2 + 1, np.uint8)
+    for row in range(tasks.shape[0]):
+        k, t, first, last = tasks[row, 0], tasks[row, 1], tasks[row, 2], tasks[row, 3]
+        nseg = sort_by_bucket(
+            scalars, infinity, carries, t, c, first, last, order, seg_bucket, seg_start, seg_count, counts, scratch
+        )
+        m = 0 if nseg == 0 else seg_start[nseg - 1] + seg_count[nseg - 1]
+        gather(bases, order, m, src, like, F)
+        in_dst = bucket_trees(src, dst, seg_start, seg_count, nseg, den, prefix, kind, like, F)
+        S = bucket_reduction(dst if in_dst else src, seg_bucket, seg_start, seg_count, nseg, like, F)
+        for j in range(4):
+            store(sums, 4 * k + j, S[j])
+
+
+@njit(**JIT)
+def combine(sums: np.ndarray, first_task: np.ndarray, c: int, like: Any, F: Any, out: np.ndarray) -> None:
+    """Σ_t 2^(c·t)·S_t by Horner's rule, S_t the sum of the tasks first_task[t] … first_task[t + 1] − 1 of window t;
+    written to ``out`` as canonical affine limbs (the identity as zeros)."""
+    acc = identity(like)
+    for t in range(first_task.shape[0] - 2, -1, -1):
+        for _ in range(c):
+            acc = double(acc, F)
+        for k in range(first_task[t], first_task[t + 1]):
+            S = (
+                load(sums, 4 * k, like),
+                load(sums, 4 * k + 1, like),
+                load(sums, 4 * k + 2, like),
+                load(sums, 4 * k + 3, like),
+            )
+            acc = add_xyzz(acc, S, F)
+    x, y = to_affine(acc, F)
+    store(out, 0, from_mont(x, F))
+    store(out, 1, from_mont(y, F))
+
+
+# --- bases ------------------------------------------------------------------------------------------------------
+
+
+@njit(**JIT)
+def bases_to_mont(
+    canonical: np.ndarray, start: int, stop: int, out: np.ndarray, infinity: np.ndarray, like: Any, F: Any
+) -> None:
+    """Points start … stop − 1 into Montgomery form; infinity[i] marks the all-zero rows (the identity)."""
+    for i in range(start, stop):
+        x = load(canonical, 2 * i, like)
+        y = load(canonical, 2 * i + 1, like)
+        infinity[i] = is_zero(x) and is_zero(y)
+        store(out, 2 * i, to_mont(x, F))
+        store(out, 2 * i + 1, to_mont(y, F))
+
+
+# --- the driver -------------------------------------------------------------------------------------------------
+
+
+REDUCTION_COST = 4.4  # one bucket of the running-sum reduction costs ~4.4 terms of the bucket trees (measured)
+
+
+def default_window(n: int, bits: int = 255, threads: int = 1) -> int:
+    """The window c minimizing the modelled cost ⌈W(c)/threads⌉ · (n + 4.4 · 2^(c−1)) for n terms.
+
+    Per window, the bucket trees and the sort cost ~250 ns per term and the reduction ~1.1 µs per bucket (BN254 G1
+    on the 2-core box); windows are dealt to the threads whole, so an odd W wastes half a round on 2 threads.
+    The measured optima (2^10: 7, 2^12: 9, 2^14: 10–11, 2^16: 12–13, 2^18: 13) match the model within noise.
+    """
+    if n <= 1:
+        return 1
+
+    def cost(c: int) -> float:
+        return -(-window_count(bits, c) // threads) * (n + REDUCTION_COST * 2 ** (c - 1))
+
+    return min(range(1, 25), key=cost)
+
+
+class PreparedPoints:
+    """Bases in Montgomery form, as rows of field elements: point i is limb rows rows·i … rows·i + rows − 1
+    (rows = 2 for G1, 4 for G2), with the mask of the identity rows. What CpuBackend.prepare_bases keeps."""
+
+    def __init__(self, mont: np.ndarray, infinity: np.ndarray, rows: int, like: Any, F: Any) -> None:
+        self.mont, self.infinity, self.rows, self.like, self.F = mont, infinity, rows, like, F
+
+    def __len__(self) -> int:
+        return len(self.infinity)
+
+
+def prepare(canonical: np.ndarray, like: Any, F: Any, pool: Any, threads: int) -> PreparedPoints:
+    """Canonical affine limbs (n, 2, L) or (n, 2, 2, L) → :class:`PreparedPoints` (``pool.map`` runs the spans)."""
+    n, limbs = canonical.shape[0], canonical.shape[-1]
+    flat = np.ascontiguousarray(canonical).reshape(-1, limbs)
+    mont = np.empty_like(flat)
+    infinity = np.empty(n, np.bool_)
+    list(pool.map(lambda ab: bases_to_mont(flat, ab[0], ab[1], mont, infinity, like, F), _spans(n, threads)))
+    return PreparedPoints(mont, infinity, int(np.prod(canonical.shape[1:-1])), like, F)
+
+
+def _spans(n: int, parts: int) -> list[tuple[int, int]]:
+    bounds = [n * k // parts for k in range(parts + 1)]
+    return [(bounds[k], bounds[k + 1]) for k in range(parts) if bounds[k] < bounds[k + 1]]
+
+
+def plan(nonzero: np.ndarray, n: int, threads: int) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Tasks (k, t, start, stop) — window t over the points start … stop − 1 — and their deal to the threads.
+
+    The work of window t is its count of non-zero digits. A window holding more than 1/(2·threads) of the total is
+    split into point ranges (its partial sums add up to S_t: S_t is linear in the points), so that small scalars,
+    whose digits all fall in the low windows, still use every core; so is one of more than MAX_TASK_POINTS points,
+    which bounds a thread's buffers. Tasks go largest first to the least loaded thread. Tasks are numbered window
+    by window (k ascending with t).
+    """
+    total = int(nonzero.sum())
+    share = max(total / (2 * threads), 1.0)
+    at_least = -(-n // MAX_TASK_POINTS)
+    rows = []
+    for t, work in enumerate(nonzero.tolist()):
+        if work:  # an empty window adds nothing (S_t = O): no task
+            parts = max(at_least, min(2 * threads, int(work // share)))
+            rows += [(t, n * j // parts, n * (j + 1) // parts, work / parts) for j in range(parts)]
+    tasks = np.array([(k, t, a, b) for k, (t, a, b, _) in enumerate(rows)], np.int64).reshape(-1, 4)
+    loads = [0.0] * threads
+    deals: list[list[int]] = [[] for _ in range(threads)]
+    for k in sorted(range(len(rows)), key=lambda k: -rows[k][3]):
+        least = loads.index(min(loads))
+        loads[least] += rows[k][3] + 1  # + 1: every task has a fixed cost (its reduction)
+        deals[least].append(k)
+    return tasks, [tasks[d] for d in deals if d]
+
+
+def msm(points: PreparedPoints, scalars: np.ndarray, c: int, w: int, pool: Any, threads: int) -> np.ndarray:
+    """Σ scalars[i]·points[i] as canonical affine limbs (2·d, N), identity = zeros; c the window, w the windows."""
+    n, like, F, rows = len(points), points.like, points.F, points.rows
+    limbs = points.mont.shape[1]
+    out = np.zeros((rows, limbs), np.uint64)
+    if n == 0:
+        return out
+    scalars = np.ascontiguousarray(scalars)
+    carries = np.empty((n, w + 1), np.uint8)
+    spans = _spans(n, threads)
+    nonzero = np.zeros((len(spans), w), np.int64)
+    list(pool.map(lambda j: signed_carries(scalars, c, w, *spans[j], carries, nonzero[j]), range(len(spans))))
+    tasks, deals = plan(nonzero.sum(axis=0), n, threads)
+    sums = np.zeros((4 * len(tasks) * rows // 2, limbs), np.uint64)
+    args = (points.mont, points.infinity, scalars, carries, c)
+    list(pool.map(lambda mine: window_sums(*args, mine, sums, like, F), deals))
+    first_task = np.searchsorted(tasks[:, 1], np.arange(w + 1)).astype(np.int64)
+    combine(sums, first_task, c, like, F, out)
+    return out
