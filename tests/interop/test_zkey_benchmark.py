@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -128,6 +130,18 @@ def _timed(action: Any, repeat: int) -> tuple[float, Any]:
     return min(seconds), result
 
 
+def _arkworks_row(zkey_path: Path, wtns_path: Path, row: Any) -> str:
+    """arkworks on the same files, through the groth16py package when it is installed (GPL-3.0: a benchmark
+    only, never a dependency of cuzk)."""
+    try:
+        import groth16py  # type: ignore[import-not-found]
+    except ImportError:
+        return "arkworks (groth16py): not run, the package is not installed (pip install groth16py to compare)"
+    pk = groth16py.import_zkey(str(zkey_path))
+    seconds, _ = _timed(lambda: groth16py.prove_wtns(pk, str(wtns_path)), 3)
+    return row("arkworks via groth16py prove_wtns (in process, best of 3)", seconds)
+
+
 @pytest.mark.slow
 def test_zkey_load_against_prove(node_tools, circom, tmp_path_factory: pytest.TempPathFactory, capsys) -> None:  # type: ignore[no-untyped-def]
     folder = tmp_path_factory.mktemp("benchmark")
@@ -179,6 +193,14 @@ def test_zkey_load_against_prove(node_tools, circom, tmp_path_factory: pytest.Te
             row(f"cuzk prove on '{backend.name}' (in process, best of 3)", prove),
             *(row(f"    {name}", seconds) for name, seconds in result.seconds.items()),
         ]
+        cli_seconds = []
+        for _ in range(3):  # the whole process, like snarkjs's row: start-up, load, prepare, prove, write
+            started = time.perf_counter()
+            run_cli = [sys.executable, "-m", "cuzk.cli", "groth16", "prove", str(zkey_path), "witness.wtns"]
+            subprocess.run([*run_cli, "cuzk-proof.json", "cuzk-public.json", "--no-verify"], cwd=folder, check=True)
+            cli_seconds.append(time.perf_counter() - started)
+        rows.append(row(f"cuzk groth16 prove on '{backend.name}' (whole process, best of 3)", min(cli_seconds)))
+    rows.append(_arkworks_row(zkey_path, folder / "witness.wtns", row))
     with capsys.disabled():
         print("\n" + "\n".join(rows))
     assert load_checked < snarkjs_prove
