@@ -137,7 +137,7 @@ def _arkworks_row(zkey_path: Path, wtns_path: Path, row: Any) -> str:
         import groth16py  # type: ignore[import-not-found]
     except ImportError:
         return "arkworks (groth16py): not run, the package is not installed (pip install groth16py to compare)"
-    pk = groth16py.import_zkey(str(zkey_path))
+    pk, _vk = groth16py.import_zkey(str(zkey_path))
     seconds, _ = _timed(lambda: groth16py.prove_wtns(pk, str(wtns_path)), 3)
     return row("arkworks via groth16py prove_wtns (in process, best of 3)", seconds)
 
