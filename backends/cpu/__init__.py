@@ -153,20 +153,6 @@ class CpuBackend(BackendBase):
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
         return self._msm_points(handle.curve, handle.group, handle.payload, scalars, window)
 
-    def _msm_batch(
-        self,
-        curve: Curve,
-        group: str,
-        bases: list[np.ndarray | PreparedBases],
-        scalars: list[np.ndarray],
-        windows: list[int | None],
-    ) -> np.ndarray:
-        results = [
-            self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
-            for b, s, w in zip(bases, scalars, windows, strict=True)
-        ]
-        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
-
     # --- NTT and H ----------------------------------------------------------------------------------------------
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
