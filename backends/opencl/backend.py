@@ -8,6 +8,7 @@ Nothing is imported from pyopencl until the backend is asked whether it can run.
 
 from __future__ import annotations
 
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +77,7 @@ class OpenCLBackend(BackendBase):
         self._tables: ntt_device.Tables | None = None
         self._resident = 0
         self.last_kernel_seconds: dict[str, float] = {}
+        self._per_thread = threading.local()
 
     # --- availability and facts -----------------------------------------------------------------------------
 
@@ -137,6 +139,11 @@ class OpenCLBackend(BackendBase):
             finally:
                 ctx.trace = None
             self.last_kernel_seconds = ctx.kernel_seconds(trace)
+            self._per_thread.seconds = sum(self.last_kernel_seconds.values())
+
+    def last_internal_seconds(self) -> float | None:
+        """Device time (OpenCL profiling events) of the calling thread's last call: the engine's "internal" level."""
+        return getattr(self._per_thread, "seconds", None)
 
     def _memory(self) -> Memory:
         info = self.context.info

@@ -134,3 +134,17 @@ def test_prove_many_raises_a_failing_job_in_order() -> None:
 def test_engine_on_bls12_381_mimc() -> None:
     cs, pk = keys(BLS12_381, Reduction.CIRCOM, circuit="mimc", size=1)
     assert Prover(pk).prove(cs, r=1, s=2).to_bytes() == create_proof(pk, cs, r=1, s=2).to_bytes()
+
+
+def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
+    """A backend that reports its own compute time (here OpenCL's profiling events) fills the internal column."""
+    entry = discover().get("opencl")
+    if entry is None or not entry.available:
+        pytest.skip(f"the opencl backend is not available here: {entry.reason if entry else 'not registered'}")
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
+    prover = Prover(pk, "opencl")
+    assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
+    internal = {s.name for s in prover.recorder.spans if s.level == "internal"}
+    assert {"msm_a_g1", "msm_b_g2", "compute_h"} <= internal
+    for name in internal:  # device time never exceeds the wall time around the call
+        assert prover.recorder.seconds(name, "internal") <= prover.recorder.seconds(name, "backend") + 1e-6
