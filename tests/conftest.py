@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import os
 import random
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
 
+from cuzk.backends import registry
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 
 settings.register_profile(
@@ -32,3 +34,14 @@ def curve(request: pytest.FixtureRequest) -> Curve:
 def rng(request: pytest.FixtureRequest) -> random.Random:
     """A random source seeded from the test's name, so every failure reproduces."""
     return random.Random(request.node.nodeid)
+
+
+@pytest.fixture
+def clean_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """No CUZK_BACKEND / CUZK_DEVICE from the caller's shell, and no backend instances or warnings carried over
+    (the backend and conformance folders use it for every test)."""
+    monkeypatch.delenv(registry.ENV_BACKEND, raising=False)
+    monkeypatch.delenv(registry.ENV_DEVICE, raising=False)
+    registry.refresh()
+    yield
+    registry.refresh()

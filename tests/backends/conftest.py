@@ -10,19 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from cuzk.backends import registry
-
 _counter = itertools.count()
 
 
 @pytest.fixture(autouse=True)
-def clean_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """No CUZK_BACKEND / CUZK_DEVICE from the caller's shell, and no backend instances or warnings carried over."""
-    monkeypatch.delenv(registry.ENV_BACKEND, raising=False)
-    monkeypatch.delenv(registry.ENV_DEVICE, raising=False)
-    registry.refresh()
-    yield
-    registry.refresh()
+def _clean_registry(clean_registry: None) -> None:
+    """Every test here starts from a clean registry (the fixture lives in tests/conftest.py)."""
 
 
 @pytest.fixture

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from cuzk.backends import registry
 from cuzk.conformance import VECTORS_DIR
 from cuzk.conformance.manifest import build_manifest, write_manifest
 
 
 @pytest.fixture(autouse=True)
-def clean_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    monkeypatch.delenv(registry.ENV_BACKEND, raising=False)
-    monkeypatch.delenv(registry.ENV_DEVICE, raising=False)
-    registry.refresh()
-    yield
-    registry.refresh()
+def _clean_registry(clean_registry: None) -> None:
+    """Every test here starts from a clean registry (the fixture lives in tests/conftest.py)."""
 
 
 @pytest.fixture
