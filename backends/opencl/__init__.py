@@ -4,7 +4,7 @@ Importing this package never fails and never imports pyopencl; :class:`OpenCLBac
 with the reason, when pyopencl or an OpenCL platform or device is missing. See docs/opencl.md.
 """
 
+from cuzk.backends.gpu.errors import DeviceMemoryError, KernelBuildError
 from cuzk.backends.opencl.backend import OpenCLBackend
-from cuzk.backends.opencl.errors import DeviceMemoryError, KernelBuildError
 
 __all__ = ["DeviceMemoryError", "KernelBuildError", "OpenCLBackend"]

@@ -15,22 +15,18 @@ from __future__ import annotations
 import os
 import threading
 import time
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from cuzk.backends.gpu.context import DeviceInfo, SelectionError
+from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import OPENCL, generate
-from cuzk.backends.opencl.errors import KernelBuildError
 from cuzk.reference.curves import Curve
 
 ENV_PLATFORM = "CUZK_OPENCL_PLATFORM"
 WORK_GROUP = {"cpu": 8, "gpu": 64}  # local size per device type: small on CPUs (PoCL runs one group per thread)
-
-
-class SelectionError(Exception):
-    """Why no device could be chosen (becomes the backend's unavailable_reason)."""
 
 
 def import_pyopencl() -> ModuleType:
@@ -94,19 +90,6 @@ def select_device(platform_spec: str | None, device: int | None) -> Any:
     return devices[index]
 
 
-@dataclass(frozen=True)
-class DeviceInfo:
-    """The facts the planners and describe() need."""
-
-    name: str
-    platform: str
-    kind: str  # "gpu" or "cpu" (accelerators count as gpu)
-    compute_units: int
-    global_mem: int
-    max_alloc: int
-    facts: dict[str, Any]
-
-
 def device_info(cl: ModuleType, device: Any) -> DeviceInfo:
     kind = "cpu" if device.type & cl.device_type.CPU else "gpu"
     facts = {
@@ -131,7 +114,7 @@ def device_info(cl: ModuleType, device: Any) -> DeviceInfo:
     )
 
 
-class DeviceContext:
+class OpenCLContext:
     """A context and an in-order queue on one device, the programs built for it, and a kernel launcher."""
 
     def __init__(self, device: Any) -> None:
@@ -238,8 +221,7 @@ def platform_env() -> str | None:
 
 __all__ = [
     "ENV_PLATFORM",
-    "DeviceContext",
-    "DeviceInfo",
+    "OpenCLContext",
     "SelectionError",
     "device_info",
     "import_pyopencl",

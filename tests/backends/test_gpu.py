@@ -1,6 +1,7 @@
-"""The OpenCL backend against the reference backend, bit for bit: MSM (G1, G2; random and edge inputs; every window;
-prepared, batched, chunked), NTT (sizes 1 … 4096, all four modes), the fused H, field operations. Runs on PoCL in
-CI; skipped, with the reason, where no OpenCL device is found. Device selection and planning: test_opencl_setup.py.
+"""The GPU backends (opencl, cuda) against the reference backend, bit for bit, with one test body for both: MSM
+(G1, G2; random and edge inputs; every window; prepared, batched, chunked), NTT (sizes 1 … 4096, all four modes),
+the fused H, field operations. opencl runs on PoCL in CI; each backend is skipped, with the reason, where it cannot
+run. Device selection and planning: test_opencl_setup.py, test_cuda_setup.py.
 """
 
 from __future__ import annotations
@@ -12,21 +13,40 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
+from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.errors import BackendInputError
-from cuzk.backends.opencl import DeviceMemoryError, OpenCLBackend
+from cuzk.backends.gpu.backend import DeviceBackend
+from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.opencl import OpenCLBackend
 from cuzk.backends.protocol import Backend
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import NotInvertibleError, UnsatisfiedConstraintError
 
-BACKEND = OpenCLBackend()
 REFERENCE = ReferenceBackend()
 GROUPS = ["g1", "g2"]
 CURVES = {c.name: c for c in (BLS12_381, BN254)}
 
-pytestmark = pytest.mark.skipif(
-    not BACKEND.is_available(), reason=f"the opencl backend cannot run here: {BACKEND.unavailable_reason()}"
-)
+BACKENDS: dict[str, type[DeviceBackend]] = {"opencl": OpenCLBackend, "cuda": CudaBackend}
+
+
+@cache
+def shared(name: str) -> DeviceBackend:
+    """One instance per backend for the whole module (its context and compiled programs are reused)."""
+    return BACKENDS[name]()
+
+
+@pytest.fixture(params=list(BACKENDS))
+def backend(request: pytest.FixtureRequest) -> DeviceBackend:
+    instance = shared(request.param)
+    if not instance.is_available():
+        pytest.skip(f"the {request.param} backend cannot run here: {instance.unavailable_reason()}")
+    return instance
+
+
+def fresh(backend: DeviceBackend, **options: int) -> DeviceBackend:
+    """Another instance of the same backend (its own context), e.g. with a memory limit."""
+    return type(backend)(**options)
 
 
 @cache
@@ -64,28 +84,35 @@ def scalars_of(curve: Curve, values: list[int]) -> np.ndarray:
     return limbs.fr_to_limbs(curve, values)
 
 
-def check_msm(curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None = None) -> None:
-    got = BACKEND.msm(curve, group, bases, scalars, window=window)
+def check_msm(
+    backend: DeviceBackend, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None = None
+) -> None:
+    got = backend.msm(curve, group, bases, scalars, window=window)
     np.testing.assert_array_equal(got, REFERENCE.msm(curve, group, bases, scalars))
 
 
 # --- MSM ----------------------------------------------------------------------------------------------------------
 
 
-def test_is_a_backend() -> None:
-    assert isinstance(BACKEND, Backend)
-    assert BACKEND.name == "opencl"
-    on_cpu = BACKEND.describe()["device_type"] == "cpu"
-    # on a CPU device (PoCL) auto must prefer the numba cpu backend (priority 100); on a GPU, opencl
-    assert BACKEND.priority == (OpenCLBackend.CPU_PRIORITY if on_cpu else OpenCLBackend.GPU_PRIORITY)
-    assert (BACKEND.priority < 100) == on_cpu
+def test_is_a_backend(backend: DeviceBackend) -> None:
+    assert isinstance(backend, Backend)
+    assert BACKENDS[backend.name] is type(backend)
+    if isinstance(backend, OpenCLBackend):
+        on_cpu = backend.describe()["device_type"] == "cpu"
+        # on a CPU device (PoCL) auto must prefer the numba cpu backend (priority 100); on a GPU, opencl
+        assert backend.priority == (OpenCLBackend.CPU_PRIORITY if on_cpu else OpenCLBackend.GPU_PRIORITY)
+        assert (backend.priority < 100) == on_cpu
+    else:  # cuda runs on GPUs only and ranks first
+        assert backend.priority > OpenCLBackend.GPU_PRIORITY
 
 
 @pytest.mark.parametrize(
     ("group", "n"), [("g1", n) for n in (0, 1, 2, 3, 31, 100, 257, 1000)] + [("g2", n) for n in (0, 1, 2, 5, 33, 100)]
 )
-def test_msm_random(curve: Curve, group: str, n: int, rng: random.Random) -> None:
-    check_msm(curve, group, bases_of(curve, group, n), scalars_of(curve, [rng.randrange(curve.r) for _ in range(n)]))
+def test_msm_random(backend: DeviceBackend, curve: Curve, group: str, n: int, rng: random.Random) -> None:
+    check_msm(
+        backend, curve, group, bases_of(curve, group, n), scalars_of(curve, [rng.randrange(curve.r) for _ in range(n)])
+    )
 
 
 def edge_cases(curve: Curve, group: str, rng: random.Random) -> dict[str, tuple[np.ndarray, list[int]]]:
@@ -123,28 +150,32 @@ EDGE_NAMES = list(edge_cases(BN254, "g1", random.Random(0)))
 
 @pytest.mark.parametrize("case", EDGE_NAMES)
 @pytest.mark.parametrize("group", GROUPS)
-def test_msm_edge_cases(curve: Curve, group: str, case: str, rng: random.Random) -> None:
+def test_msm_edge_cases(backend: DeviceBackend, curve: Curve, group: str, case: str, rng: random.Random) -> None:
     bases, values = edge_cases(curve, group, rng)[case]
-    check_msm(curve, group, bases, scalars_of(curve, values))
+    check_msm(backend, curve, group, bases, scalars_of(curve, values))
 
 
 @pytest.mark.parametrize("window", [1, 2, 5, 9, 16])
-def test_msm_every_window_gives_the_same_result(curve: Curve, window: int, rng: random.Random) -> None:
+def test_msm_every_window_gives_the_same_result(
+    backend: DeviceBackend, curve: Curve, window: int, rng: random.Random
+) -> None:
     bases, values = bases_of(curve, "g1", 40), [rng.randrange(curve.r) for _ in range(40)]
-    check_msm(curve, "g1", bases, scalars_of(curve, values), window=window)
+    check_msm(backend, curve, "g1", bases, scalars_of(curve, values), window=window)
 
 
-def test_msm_known_discrete_logs(curve: Curve, rng: random.Random) -> None:
+def test_msm_known_discrete_logs(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     """The oracle behind the slow large tests, on a size the reference also checks."""
     bases, dlogs = walk(curve.name, "g1", 1000)
     values = [rng.randrange(curve.r) for _ in range(len(bases))]
-    got = BACKEND.msm(curve, "g1", bases, scalars_of(curve, values))
+    got = backend.msm(curve, "g1", bases, scalars_of(curve, values))
     np.testing.assert_array_equal(got, oracle(curve, "g1", values, dlogs))
 
 
 @pytest.mark.parametrize("group", GROUPS)
-def test_msm_in_chunks_and_prepared_pieces(curve: Curve, group: str, rng: random.Random) -> None:
-    chunked = OpenCLBackend(max_chunk=7)
+def test_msm_in_chunks_and_prepared_pieces(
+    backend: DeviceBackend, curve: Curve, group: str, rng: random.Random
+) -> None:
+    chunked = fresh(backend, max_chunk=7)
     bases = bases_of(curve, group, 40)
     scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(40)])
     expected = REFERENCE.msm(curve, group, bases, scalars)
@@ -155,9 +186,9 @@ def test_msm_in_chunks_and_prepared_pieces(curve: Curve, group: str, rng: random
     np.testing.assert_array_equal(chunked.msm_prepared(handle, scalars, window=3), expected)
 
 
-def test_msm_chunks_from_the_memory_limit(curve: Curve, rng: random.Random) -> None:
+def test_msm_chunks_from_the_memory_limit(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     """A device too small for the whole MSM: the planner cuts the points into chunks that fit."""
-    small = OpenCLBackend(memory_limit=60_000)
+    small = fresh(backend, memory_limit=60_000)
     bases = bases_of(curve, "g1", 300)
     scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(300)])
     np.testing.assert_array_equal(
@@ -165,38 +196,38 @@ def test_msm_chunks_from_the_memory_limit(curve: Curve, rng: random.Random) -> N
     )
 
 
-def test_prepared_bases_and_batches(curve: Curve, rng: random.Random) -> None:
+def test_prepared_bases_and_batches(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     bases = bases_of(curve, "g1", 50)
-    handle = BACKEND.prepare_bases(curve, "g1", bases)
+    handle = backend.prepare_bases(curve, "g1", bases)
     batch = [scalars_of(curve, [rng.randrange(curve.r) for _ in range(50)]) for _ in range(3)]
     expected = np.stack([REFERENCE.msm(curve, "g1", bases, s) for s in batch])
     for s, e in zip(batch, expected, strict=True):
-        np.testing.assert_array_equal(BACKEND.msm_prepared(handle, s), e)
-    got = BACKEND.msm_batch(curve, "g1", [handle, bases, handle], batch, windows=[None, 3, 7])
+        np.testing.assert_array_equal(backend.msm_prepared(handle, s), e)
+    got = backend.msm_batch(curve, "g1", [handle, bases, handle], batch, windows=[None, 3, 7])
     np.testing.assert_array_equal(got, expected)
-    assert "g1_msm_buckets" in BACKEND.last_kernel_seconds
-    with pytest.raises(BackendInputError, match="another OpenCL context"):
-        OpenCLBackend().msm_prepared(handle, batch[0])
+    assert "g1_msm_buckets" in backend.last_kernel_seconds
+    with pytest.raises(BackendInputError, match="another device context"):
+        fresh(backend).msm_prepared(handle, batch[0])
 
 
-def test_msm_memory_errors(curve: Curve) -> None:
+def test_msm_memory_errors(backend: DeviceBackend, curve: Curve) -> None:
     bases, scalars = bases_of(curve, "g1", 4), scalars_of(curve, [1, 2, 3, 4])
     with pytest.raises(DeviceMemoryError, match="smaller window"):
-        BACKEND.msm(curve, "g1", bases, scalars, window=32)
+        backend.msm(curve, "g1", bases, scalars, window=32)
     with pytest.raises(DeviceMemoryError):
-        OpenCLBackend(memory_limit=2_000).msm(curve, "g1", bases, scalars)
+        fresh(backend, memory_limit=2_000).msm(curve, "g1", bases, scalars)
     with pytest.raises(DeviceMemoryError, match="prepared bases"):
-        OpenCLBackend(memory_limit=100).prepare_bases(curve, "g1", bases)
+        fresh(backend, memory_limit=100).prepare_bases(curve, "g1", bases)
 
 
 @pytest.mark.parametrize("group", GROUPS)
-def test_on_curve_kernel_reads_the_emitted_b(curve: Curve, group: str) -> None:
+def test_on_curve_kernel_reads_the_emitted_b(backend: DeviceBackend, curve: Curve, group: str) -> None:
     """The emitted b (b' for G2) and the Montgomery conversions: y² = x³ + b holds on the device for every point,
     the point at infinity included, and fails once y is changed."""
     points = np.concatenate([bases_of(curve, group, 20), np.zeros_like(bases_of(curve, group, 1))])
     bad = points[:5].copy()
     bad[:, 1, ..., 0] ^= np.uint64(1)
-    ctx = BACKEND.context
+    ctx = backend.context
     for array, expected in ((points, 1), (bad, 0)):
         buf, ok = ctx.upload(array), ctx.buffer(4 * len(array))
         ctx.launch(curve, f"msm_{group}", f"{group}_on_curve", len(array), buf, np.uint32(len(array)), ok)
@@ -207,49 +238,49 @@ def test_on_curve_kernel_reads_the_emitted_b(curve: Curve, group: str) -> None:
 
 
 @pytest.mark.parametrize("log_n", range(13))
-def test_ntt_all_modes(curve: Curve, log_n: int, rng: random.Random) -> None:
+def test_ntt_all_modes(backend: DeviceBackend, curve: Curve, log_n: int, rng: random.Random) -> None:
     values = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(1 << log_n)])
     for inverse in (False, True):
         for coset in (False, True):
-            got = BACKEND.ntt(curve, values, inverse=inverse, coset=coset)
+            got = backend.ntt(curve, values, inverse=inverse, coset=coset)
             np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
 
 
-def test_ntt_empty_and_round_trip(curve: Curve, rng: random.Random) -> None:
+def test_ntt_empty_and_round_trip(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     empty = np.zeros((0, 4), dtype=np.uint64)
-    assert BACKEND.ntt(curve, empty).shape == (0, 4)
+    assert backend.ntt(curve, empty).shape == (0, 4)
     values = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(64)])
     for coset in (False, True):
-        back = BACKEND.ntt(curve, BACKEND.ntt(curve, values, coset=coset), inverse=True, coset=coset)
+        back = backend.ntt(curve, backend.ntt(curve, values, coset=coset), inverse=True, coset=coset)
         np.testing.assert_array_equal(back, values)
 
 
 @pytest.mark.parametrize("reduction", ["libsnark", "circom"])
 @pytest.mark.parametrize("n", [1, 2, 16, 256])
-def test_compute_h(curve: Curve, reduction: str, n: int, rng: random.Random) -> None:
+def test_compute_h(backend: DeviceBackend, curve: Curve, reduction: str, n: int, rng: random.Random) -> None:
     """On evaluations with c = a·b on H (a satisfied QAP), and for circom also on arbitrary ones."""
     a = [rng.randrange(curve.r) for _ in range(n)]
     b = [rng.randrange(curve.r) for _ in range(n)]
     c = [x * y % curve.r for x, y in zip(a, b, strict=True)]
     arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, c)]
-    got = BACKEND.compute_h(curve, *arrays, reduction=reduction)
+    got = backend.compute_h(curve, *arrays, reduction=reduction)
     np.testing.assert_array_equal(got, REFERENCE.compute_h(curve, *arrays, reduction=reduction))
     if reduction == "circom":
         arrays[2] = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(n)])
-        got = BACKEND.compute_h(curve, *arrays, reduction="circom")
+        got = backend.compute_h(curve, *arrays, reduction="circom")
         np.testing.assert_array_equal(got, REFERENCE.compute_h(curve, *arrays, reduction="circom"))
 
 
-def test_compute_h_rejects_an_unsatisfied_qap(curve: Curve) -> None:
+def test_compute_h_rejects_an_unsatisfied_qap(backend: DeviceBackend, curve: Curve) -> None:
     a, b, c = (limbs.fr_to_limbs(curve, v) for v in ([1, 2, 3, 4], [5, 6, 7, 8], [5, 12, 21, 33]))
     with pytest.raises(UnsatisfiedConstraintError, match="not divisible"):
         REFERENCE.compute_h(curve, a, b, c, reduction="libsnark")
     with pytest.raises(UnsatisfiedConstraintError, match="not divisible"):
-        BACKEND.compute_h(curve, a, b, c, reduction="libsnark")
+        backend.compute_h(curve, a, b, c, reduction="libsnark")
 
 
 @pytest.mark.parametrize("field", ["fr", "fq"])
-def test_field_ops(curve: Curve, field: str, rng: random.Random) -> None:
+def test_field_ops(backend: DeviceBackend, curve: Curve, field: str, rng: random.Random) -> None:
     p = curve.r if field == "fr" else curve.q
     L = limbs.limb_count(p)
     R = 1 << (64 * L)
@@ -265,12 +296,12 @@ def test_field_ops(curve: Curve, field: str, rng: random.Random) -> None:
         ys = [y for _, y in pairs] + b if binary else None
         x_arr = limbs.ints_to_limbs(xs, L)
         y_arr = limbs.ints_to_limbs(ys, L) if ys is not None else None
-        got = BACKEND.field_op(curve, field, op, x_arr, y_arr)
+        got = backend.field_op(curve, field, op, x_arr, y_arr)
         np.testing.assert_array_equal(got, REFERENCE.field_op(curve, field, op, x_arr, y_arr))
     with pytest.raises(NotInvertibleError, match=r"a\[1\]"):
-        BACKEND.field_op(curve, field, "inverse", limbs.ints_to_limbs([3, 0], L))
+        backend.field_op(curve, field, "inverse", limbs.ints_to_limbs([3, 0], L))
     empty = np.zeros((0, L), dtype=np.uint64)
-    assert BACKEND.field_op(curve, field, "mul", empty, empty).shape == (0, L)
+    assert backend.field_op(curve, field, "mul", empty, empty).shape == (0, L)
 
 
 # --- large, slow --------------------------------------------------------------------------------------------------
@@ -278,18 +309,20 @@ def test_field_ops(curve: Curve, field: str, rng: random.Random) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("group", "n"), [("g1", 1 << 14), ("g2", 1000)])
-def test_msm_large_against_discrete_logs(curve: Curve, group: str, n: int, rng: random.Random) -> None:
+def test_msm_large_against_discrete_logs(
+    backend: DeviceBackend, curve: Curve, group: str, n: int, rng: random.Random
+) -> None:
     bases, dlogs = walk(curve.name, group, n)
     values = [rng.randrange(curve.r) for _ in range(n)]
     expected = oracle(curve, group, values, dlogs)
     scalars = scalars_of(curve, values)
-    np.testing.assert_array_equal(BACKEND.msm(curve, group, bases, scalars), expected)
-    np.testing.assert_array_equal(OpenCLBackend(max_chunk=n // 3).msm(curve, group, bases, scalars), expected)
+    np.testing.assert_array_equal(backend.msm(curve, group, bases, scalars), expected)
+    np.testing.assert_array_equal(fresh(backend, max_chunk=n // 3).msm(curve, group, bases, scalars), expected)
 
 
 @pytest.mark.slow
-def test_ntt_large(curve: Curve, rng: random.Random) -> None:
+def test_ntt_large(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     values = limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(1 << 15)])
     for inverse, coset in ((False, False), (True, True)):
-        got = BACKEND.ntt(curve, values, inverse=inverse, coset=coset)
+        got = backend.ntt(curve, values, inverse=inverse, coset=coset)
         np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))

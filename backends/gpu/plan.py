@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cuzk.backends.opencl.errors import DeviceMemoryError
+from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.reference.msm import window_count
 
 SCALAR_BYTES = 32

@@ -1,4 +1,4 @@
-"""Errors of the OpenCL backend (under :class:`~cuzk.backends.errors.BackendError`)."""
+"""Errors of the GPU backends (OpenCL, CUDA) (under :class:`~cuzk.backends.errors.BackendError`)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The NTT and the fused QAP quotient on an OpenCL device: the host side of ``backends/kernels/ntt.c``.
+"""The NTT and the fused QAP quotient on a GPU device (OpenCL or CUDA): the host side of ``backends/kernels/ntt.c``.
 
 One transform = a bit-reversing load (into Montgomery form, optionally scaled by a table), ⌈log2 n / 4⌉ passes of
 radix-2^r butterflies, and a store (optionally × n⁻¹, × a table, out of Montgomery form). The tables (twiddles
@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.kernels import curve_constants
-from cuzk.backends.opencl.device import DeviceContext
-from cuzk.backends.opencl.errors import DeviceMemoryError
-from cuzk.backends.opencl.plan import Memory
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import UnsatisfiedConstraintError
 
@@ -115,7 +115,7 @@ def ntt(
 
 
 def _montgomery_scalar(ctx: DeviceContext, curve: Curve, value: int) -> Any:
-    fr = curve_constants(curve, 64).fr
+    fr = curve_constants(curve, 64).fr  # R = 2^256 for 4 × 64-bit and 8 × 32-bit limbs alike: one Montgomery form
     return ctx.upload(limbs.int_to_limbs(fr.to_montgomery(value % curve.r), limbs.FR_LIMBS).reshape(1, -1))
 
 

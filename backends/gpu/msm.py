@@ -1,4 +1,4 @@
-"""The MSM on an OpenCL device: the host side of the kernels in ``backends/kernels/msm*.c``.
+"""The MSM on a GPU device (OpenCL or CUDA): the host side of the kernels in ``backends/kernels/msm*.c``.
 
 Per chunk of points: upload the scalars (and the bases, converted to Montgomery form on the device, unless they
 are prepared); count the points per (window, bucket); scan the counts into offsets; scatter the point indices into
@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.opencl.device import DeviceContext
-from cuzk.backends.opencl.plan import SCAN_BLOCK, Memory, MsmPlan, piece_sizes, plan_msm
+from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.plan import SCAN_BLOCK, Memory, MsmPlan, piece_sizes, plan_msm
 from cuzk.reference.curves import Curve
 
 PARALLEL_ITEMS_PER_UNIT = {"cpu": 16, "gpu": 256}  # bucket work-items per compute unit

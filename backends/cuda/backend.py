@@ -1,0 +1,55 @@
+"""The CUDA backend: the shared kernels (``cuzk.backends.kernels``, 32-bit limbs) compiled by NVRTC through CuPy.
+
+The host side (memory plans, chunking, resident bases, the MSM and NTT drivers, device time per call) is the GPU
+backends' shared code (:mod:`cuzk.backends.gpu`); this module only finds the device and opens a
+:class:`~cuzk.backends.cuda.device.CudaContext` on it. Nothing is imported from cupy until the backend is asked
+whether it can run.
+"""
+
+from __future__ import annotations
+
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends.cuda.device import CudaContext, device_info, import_cupy, select_device
+from cuzk.backends.gpu.backend import DeviceBackend
+from cuzk.backends.gpu.context import DeviceContext
+
+
+class CudaBackend(DeviceBackend):
+    """MSM (G1, G2), NTT, fused H and field operations on an NVIDIA GPU.
+
+    ``device`` is the CUDA device ordinal (default ``CUZK_DEVICE``, else 0). ``memory_limit`` (bytes) and
+    ``max_chunk`` (points) cap what one call plans with, below what the device has (tests use them to force
+    chunking).
+    """
+
+    name = "cuda"
+    priority = 300  # above opencl on a GPU (200) and cpu (100)
+
+    def _select(self) -> Any:
+        return select_device(self.device)
+
+    def _open(self, device: Any) -> DeviceContext:
+        return CudaContext(device)
+
+    def describe(self) -> dict[str, Any]:
+        versions = {"numpy": np.__version__}
+        for package in ("cuzk", "cupy"):
+            try:
+                versions[package] = metadata.version(package)
+            except metadata.PackageNotFoundError:
+                versions[package] = "not installed"
+        if self.unavailable_reason() is not None:
+            return {"device": None, "versions": versions, "reason": self._reason}
+        cp = import_cupy()
+        versions["cupy"] = cp.__version__  # the distribution is named per CUDA version (cupy-cuda12x, …)
+        facts = dict(device_info(cp, self._device).facts)
+        facts["versions"] = versions
+        facts["build_seconds"] = dict(self._ctx.build_seconds) if self._ctx is not None else {}
+        return facts
+
+
+__all__ = ["CudaBackend"]

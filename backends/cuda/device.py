@@ -1,0 +1,190 @@
+"""Finding the CUDA device, compiling the generated programs for it, launching kernels: CuPy underneath.
+
+``CUZK_DEVICE`` (the backend's ``device``) is the CUDA device ordinal (after ``CUDA_VISIBLE_DEVICES``); unset, 0.
+Programs are compiled lazily, one per (curve, program) the first time a kernel of it is needed, by NVRTC through
+``cupy.RawModule`` for the device's own architecture (CuPy asks NVRTC for the device's sm_XY code); CuPy keeps the
+binaries in its kernel cache (``~/.cupy/kernel_cache`` or ``CUPY_CACHE_DIR``) keyed by source and options, so a
+program is compiled once per machine. Every copy and launch goes to one non-blocking stream of the context; each
+launch is bracketed by CUDA events while a trace is open, which is where the device time comes from.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends.gpu.context import DeviceInfo, SelectionError
+from cuzk.backends.gpu.errors import KernelBuildError
+from cuzk.backends.kernels import CUDA, generate
+from cuzk.reference.curves import Curve
+
+BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
+OPTIONS = ("--std=c++17",)
+
+
+def import_cupy() -> ModuleType:
+    """cupy, or SelectionError saying how to install it."""
+    try:
+        import cupy
+    except ImportError as exc:
+        raise SelectionError(
+            f"cupy is not installed ({exc}); install it with pip install 'cuzk[cuda]' on a machine with an NVIDIA GPU "
+            "and its driver"
+        ) from None
+    return cupy
+
+
+def select_device(index: int | None) -> Any:
+    """The cupy Device of ordinal ``index`` (default 0); SelectionError when there is none."""
+    cp = import_cupy()
+    try:
+        count = cp.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # CUDARuntimeError without a driver or a GPU
+        raise SelectionError(f"no CUDA device available ({type(exc).__name__}: {exc})") from None
+    if count == 0:
+        raise SelectionError("no CUDA device found")
+    i = 0 if index is None else index
+    if i >= count:
+        raise SelectionError(f"no CUDA device {i} (there are {count}); set CUZK_DEVICE to a smaller index")
+    return cp.cuda.Device(i)
+
+
+def device_info(cp: ModuleType, device: Any) -> DeviceInfo:
+    props = cp.cuda.runtime.getDeviceProperties(device.id)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    runtime = cp.cuda.runtime
+    facts = {
+        "device": f"{name} (CUDA device {device.id})",
+        "compute_capability": f"{props['major']}.{props['minor']}",
+        "arch": f"sm_{props['major']}{props['minor']}",
+        "multiprocessors": props["multiProcessorCount"],
+        "global_mem_bytes": props["totalGlobalMem"],
+        "l2_cache_bytes": props.get("l2CacheSize"),
+        "driver_version": runtime.driverGetVersion(),
+        "runtime_version": runtime.runtimeGetVersion(),
+    }
+    total = int(props["totalGlobalMem"])
+    return DeviceInfo(name, "CUDA", "gpu", int(props["multiProcessorCount"]), total, total, facts)
+
+
+class CudaContext:
+    """One device, one stream on it, the programs compiled for it, and a kernel launcher (a DeviceContext)."""
+
+    def __init__(self, device: Any) -> None:
+        self.cp = import_cupy()
+        self.device = device
+        self.info = device_info(self.cp, device)
+        with device:
+            self.stream = self.cp.cuda.Stream(non_blocking=True)
+        self.trace: list[tuple[str, Any, Any]] | None = None  # (kernel, start event, end event) while a list
+        self.lock = threading.RLock()
+        self.build_seconds: dict[str, float] = {}
+        self._modules: dict[tuple[str, str], Any] = {}
+        self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
+        self._dummy: Any = None
+
+    @contextmanager
+    def _on(self) -> Iterator[None]:
+        with self.device, self.stream:
+            yield
+
+    # --- programs and kernels -------------------------------------------------------------------------------
+
+    def module(self, curve: Curve, program: str) -> Any:
+        key = (curve.name, program)
+        if key not in self._modules:
+            source = generate(curve, CUDA, program)
+            start = time.perf_counter()
+            try:
+                with self._on():
+                    module = self.cp.RawModule(code=source, options=OPTIONS)
+                    module.compile()
+            except self.cp.cuda.compiler.CompileException as exc:
+                raise KernelBuildError(
+                    f"NVRTC rejected the {program!r} program of {curve.name} for {self.info.name!r}", log=str(exc)
+                ) from None
+            self.build_seconds[f"{curve.name}/{program}"] = time.perf_counter() - start
+            self._modules[key] = module
+        return self._modules[key]
+
+    def kernel(self, curve: Curve, program: str, name: str) -> tuple[Any, int]:
+        """The kernel and its block size (BLOCK, or what the kernel's register use allows)."""
+        key = (curve.name, program, name)
+        if key not in self._kernels:
+            k = self.module(curve, program).get_function(name)
+            self._kernels[key] = (k, max(32, min(BLOCK, k.max_threads_per_block)))
+        return self._kernels[key]
+
+    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> None:
+        """Run kernel ``name`` over ``items`` threads (rounded up to whole blocks; kernels check their range)."""
+        k, block = self.kernel(curve, program, name)
+        grid = max(1, -(-items // block))
+        with self._on():
+            if self.trace is None:
+                k((grid,), (block,), args)
+                return
+            start, end = self.cp.cuda.Event(), self.cp.cuda.Event()
+            start.record(self.stream)
+            k((grid,), (block,), args)
+            end.record(self.stream)
+            self.trace.append((name, start, end))
+
+    def kernel_seconds(self, trace: list[tuple[str, Any, Any]]) -> dict[str, float]:
+        """Device time per kernel name over the launches of ``trace`` (CUDA events; waits for them)."""
+        seconds: dict[str, float] = {}
+        for name, start, end in trace:
+            end.synchronize()
+            seconds[name] = seconds.get(name, 0.0) + self.cp.cuda.get_elapsed_time(start, end) * 1e-3
+        return seconds
+
+    # --- buffers --------------------------------------------------------------------------------------------
+
+    def buffer(self, nbytes: int) -> Any:
+        with self._on():
+            return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
+
+    def upload(self, array: np.ndarray) -> Any:
+        data = np.ascontiguousarray(array)
+        buf = self.buffer(data.nbytes)
+        if data.nbytes:
+            self.write(buf, data)
+        return buf
+
+    def write(self, buf: Any, array: np.ndarray) -> None:
+        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+        if raw.size:
+            with self._on():
+                buf[: raw.size].set(raw, stream=self.stream)
+
+    def zeros(self, nbytes: int) -> Any:
+        buf = self.buffer(nbytes)
+        self.fill_zero(buf, nbytes)
+        return buf
+
+    def fill_zero(self, buf: Any, nbytes: int) -> None:
+        if nbytes:
+            with self._on():
+                self.cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, nbytes, self.stream.ptr)
+
+    def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        out = np.empty(shape, dtype=dtype)
+        if out.nbytes:
+            with self._on():
+                buf[: out.nbytes].get(stream=self.stream, out=out.reshape(-1).view(np.uint8))
+        return out
+
+    @property
+    def dummy(self) -> Any:
+        """A small buffer for kernel arguments that a flag leaves unused."""
+        if self._dummy is None:
+            self._dummy = self.zeros(256)
+        return self._dummy
+
+
+__all__ = ["BLOCK", "CudaContext", "device_info", "import_cupy", "select_device"]

@@ -1,0 +1,197 @@
+"""The backend base of the GPU APIs: the protocol's hooks over the shared MSM/NTT drivers and a DeviceContext.
+
+:class:`DeviceBackend` does everything that does not depend on the API: memory budgets (the device's, or a cap
+given by the caller, which tests use to force chunking), resident bases and their release, the NTT table cache,
+one lock per context (a context's queue is shared by the threads that call the backend) and the device time of
+each call (``last_kernel_seconds`` per kernel, ``last_internal_seconds`` per calling thread). A subclass says how
+to find its device (``_select``), how to open a context on it (``_open``) and what to report (``describe``).
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends.errors import BackendInputError
+from cuzk.backends.gpu import msm as msm_device
+from cuzk.backends.gpu import ntt as ntt_device
+from cuzk.backends.gpu.context import DeviceContext, SelectionError
+from cuzk.backends.gpu.plan import Memory
+from cuzk.backends.protocol import (
+    COMPUTE_H,
+    FIELD_OPS,
+    MSM_BATCH,
+    PREPARED_BASES,
+    WINDOW,
+    BackendBase,
+    PreparedBases,
+)
+from cuzk.reference.curves import Curve
+from cuzk.reference.errors import NotInvertibleError
+
+FIELD_OP_CODES = {"add": 0, "sub": 1, "mul": 2, "neg": 3, "square": 4, "inverse": 5}
+MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
+TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
+
+
+class DeviceBackend(BackendBase):
+    """MSM (G1, G2), NTT, fused H and field operations on one GPU-API device (see the module docstring)."""
+
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+
+    def __init__(self, *, device: int | None = None, memory_limit: int | None = None, max_chunk: int | None = None):
+        super().__init__(device=device)
+        self.memory_limit = memory_limit
+        self.max_chunk = max_chunk
+        self._probed = False
+        self._reason: str | None = None
+        self._device: Any = None
+        self._ctx: DeviceContext | None = None
+        self._tables: ntt_device.Tables | None = None
+        self._resident = 0
+        self.last_kernel_seconds: dict[str, float] = {}
+        self._per_thread = threading.local()
+
+    # --- what a subclass provides ---------------------------------------------------------------------------
+
+    def _select(self) -> Any:
+        """The API's device handle for ``self.device``; SelectionError saying why there is none."""
+        raise NotImplementedError
+
+    def _open(self, device: Any) -> DeviceContext:
+        """A new context on ``device``."""
+        raise NotImplementedError
+
+    # --- availability ---------------------------------------------------------------------------------------
+
+    def _probe(self) -> None:
+        if not self._probed:
+            try:
+                self._device = self._select()
+            except SelectionError as exc:
+                self._reason = str(exc)
+            self._probed = True
+
+    def unavailable_reason(self) -> str | None:
+        self._probe()
+        return self._reason
+
+    @property
+    def context(self) -> DeviceContext:
+        """The device context, created at first use."""
+        if self._ctx is None:
+            self._require()
+            self._ctx = self._open(self._device)
+        return self._ctx
+
+    @contextmanager
+    def _device_call(self) -> Iterator[DeviceContext]:
+        """The context, locked for one call; afterwards ``last_kernel_seconds`` holds the device time per kernel
+        (a call made inside another, as msm_batch makes, counts towards the outer one)."""
+        ctx = self.context
+        with ctx.lock:
+            if ctx.trace is not None:
+                yield ctx
+                return
+            ctx.trace = trace = []
+            try:
+                yield ctx
+            finally:
+                ctx.trace = None
+            self.last_kernel_seconds = ctx.kernel_seconds(trace)
+            self._per_thread.seconds = sum(self.last_kernel_seconds.values())
+
+    def last_internal_seconds(self) -> float | None:
+        """Device time (the API's event timers) of the calling thread's last call: the engine's "internal" level."""
+        return getattr(self._per_thread, "seconds", None)
+
+    def _memory(self) -> Memory:
+        info = self.context.info
+        total = int(info.global_mem * MEMORY_FRACTION) if self.memory_limit is None else self.memory_limit
+        budget = max(0, total - self._resident)
+        return Memory(budget, min(info.max_alloc, total))
+
+    def _ntt_tables(self) -> ntt_device.Tables:
+        if self._tables is None:
+            self._tables = ntt_device.Tables(int(self._memory().budget * TABLE_CACHE_FRACTION))
+        return self._tables
+
+    # --- the hooks of BackendBase ---------------------------------------------------------------------------
+
+    def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        with self._device_call() as ctx:
+            return msm_device.msm(
+                ctx, curve, group, scalars, window, self._memory(), bases=bases, max_chunk=self.max_chunk
+            )
+
+    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> msm_device.ResidentBases:
+        with self._device_call() as ctx:
+            resident = msm_device.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk)
+            self._resident += resident.nbytes
+        weakref.finalize(resident, self._release, resident.nbytes)
+        return resident
+
+    def _release(self, nbytes: int) -> None:
+        self._resident -= nbytes
+
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        if handle.payload.context is not self.context:
+            raise BackendInputError(
+                f"prepared by another {type(self).__name__} (its buffers live in another device context); prepare "
+                "the bases with the backend that runs the MSM",
+                array="handle",
+            )
+        with self._device_call() as ctx:
+            return msm_device.msm(
+                ctx,
+                handle.curve,
+                handle.group,
+                scalars,
+                window,
+                self._memory(),
+                resident=handle.payload,
+                max_chunk=self.max_chunk,
+            )
+
+    def _msm_batch(
+        self,
+        curve: Curve,
+        group: str,
+        bases: list[np.ndarray | PreparedBases],
+        scalars: list[np.ndarray],
+        windows: list[int | None],
+    ) -> np.ndarray:
+        with self._device_call():  # one lock and one timing record for the whole batch
+            return super()._msm_batch(curve, group, bases, scalars, windows)
+
+    def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
+        with self._device_call() as ctx:
+            return ntt_device.ntt(ctx, curve, self._ntt_tables(), values, inverse, coset, self._memory())
+
+    def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
+        with self._device_call() as ctx:
+            return ntt_device.compute_h(ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory())
+
+    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        if op == "inverse" and len(a) and not a.any(axis=1).all():
+            row = int(np.argmin(a.any(axis=1)))
+            F = curve.Fr if field == "fr" else curve.Fq
+            raise NotInvertibleError(f"a[{row}] is 0, which has no inverse in {F.NAME}")
+        n = len(a)
+        if n == 0:
+            return a.copy()
+        with self._device_call() as ctx:
+            a_buf = ctx.upload(a)
+            b_buf = a_buf if b is None else ctx.upload(b)
+            out = ctx.buffer(a.nbytes)
+            code = np.uint32(FIELD_OP_CODES[op])
+            ctx.launch(curve, "field_ops", f"{field}_elementwise", n, a_buf, b_buf, out, np.uint32(n), code)
+            return ctx.read(out, a.shape)
+
+
+__all__ = ["DeviceBackend"]

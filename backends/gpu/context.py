@@ -1,0 +1,66 @@
+"""What a GPU API offers the shared host code: :class:`DeviceContext`, and :class:`DeviceInfo` about its device.
+
+Buffers are opaque handles of a byte size; host arrays are copied in and out as raw little-endian bytes, which is
+why the OpenCL kernels (64-bit limbs) and the CUDA kernels (32-bit limbs) read the same host arrays. ``launch``
+starts ``items`` threads (rounded up to whole groups; the kernels check their range) on the context's one in-order
+queue or stream, and while ``trace`` is a list, appends a record of each launch that ``kernel_seconds`` turns into
+device time per kernel.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from cuzk.reference.curves import Curve
+
+
+class SelectionError(Exception):
+    """Why no device could be chosen (becomes the backend's unavailable_reason)."""
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """The facts the planners and describe() need."""
+
+    name: str
+    platform: str
+    kind: str  # "gpu" or "cpu" (accelerators count as gpu)
+    compute_units: int
+    global_mem: int
+    max_alloc: int
+    facts: dict[str, Any]
+
+
+class DeviceContext(Protocol):
+    """A device, its queue (in order), the programs built for it and its buffers."""
+
+    info: DeviceInfo
+    lock: threading.RLock
+    trace: list[Any] | None
+    build_seconds: dict[str, float]
+
+    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> Any: ...
+
+    def kernel_seconds(self, trace: list[Any]) -> dict[str, float]: ...
+
+    def buffer(self, nbytes: int) -> Any: ...
+
+    def upload(self, array: np.ndarray) -> Any: ...
+
+    def write(self, buf: Any, array: np.ndarray) -> None: ...
+
+    def zeros(self, nbytes: int) -> Any: ...
+
+    def fill_zero(self, buf: Any, nbytes: int) -> None: ...
+
+    def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray: ...
+
+    @property
+    def dummy(self) -> Any: ...
+
+
+__all__ = ["DeviceContext", "DeviceInfo", "SelectionError"]

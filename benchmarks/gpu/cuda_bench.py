@@ -1,0 +1,152 @@
+"""MSM and NTT timings of the cuda backend: device time (CUDA events) and wall time, medians.
+
+MSM G1 2^16 … 2^24 and G2 2^16 … 2^22 with the bases resident on the device (prepared once, as the SRS of a prover
+is), NTT 2^16 … 2^24, both curves. Bases: M distinct points ([k]G, [k+1]G, …, computed on the host) tiled to n, so
+an MSM of 2^24 costs seconds to set up instead of hours; every point is stored and read at its own address and the
+arithmetic does not depend on which points are summed. The largest MSM of each group is checked against the MSM
+of the M distinct bases with the scalars folded mod r: Σ_i s_i·P_(i mod M) = Σ_j (Σ_(i ≡ j) s_i)·P_j.
+
+    python benchmarks/gpu/cuda_bench.py [--curves bls12_381,bn254] [--msm 16-24] [--msm-g2 16-22] [--ntt 16-24]
+                                        [--repeat 5] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.cuda import CudaBackend
+from cuzk.bench import consecutive_bases
+from cuzk.reference.curves import curve_by_name
+
+DISTINCT = {"g1": 1 << 16, "g2": 1 << 14}
+
+
+def log_range(text: str) -> list[int]:
+    if not text:
+        return []
+    lo, _, hi = text.partition("-")
+    return list(range(int(lo), int(hi or lo) + 1))
+
+
+def random_scalars(r: int, n: int, seed: int) -> np.ndarray:
+    """n uniform-looking scalars < r (the top limb kept below r's, a negligible bias for timing)."""
+    rng = np.random.default_rng(seed)
+    out = rng.integers(0, 1 << 64, size=(n, limbs.FR_LIMBS), dtype=np.uint64, endpoint=False)
+    out[:, -1] %= np.uint64(r >> 192)
+    return out
+
+
+def fold(scalars: np.ndarray, m: int, r: int) -> np.ndarray:
+    """Σ_(i ≡ j mod m) s_i mod r for j < m, exactly: 32-bit halves summed in 64-bit lanes, carried in Python."""
+    halves = scalars.view(np.uint32).reshape(-1, m, 2 * limbs.FR_LIMBS).astype(np.uint64).sum(axis=0)
+    values = [sum(int(h) << (32 * k) for k, h in enumerate(row)) % r for row in halves]
+    return limbs.ints_to_limbs(values, limbs.FR_LIMBS)
+
+
+def timed(backend: CudaBackend, call: Any, repeat: int) -> tuple[float, float, float, Any]:
+    """(first-call wall, median wall, median device) seconds, and the last result."""
+    started = time.perf_counter()
+    result = call()
+    first = time.perf_counter() - started
+    walls, device = [], []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        result = call()
+        walls.append(time.perf_counter() - started)
+        device.append(backend.last_internal_seconds() or 0.0)
+    return first, statistics.median(walls), statistics.median(device), result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--curves", default="bls12_381,bn254")
+    parser.add_argument("--msm", default="16-24")
+    parser.add_argument("--msm-g2", default="16-22")
+    parser.add_argument("--ntt", default="16-24")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--window", type=int, default=None)
+    parser.add_argument("--json", default=None)
+    parser.add_argument("--kernels", action="store_true", help="print the device ms of each kernel of an MSM")
+    args = parser.parse_args(argv)
+    backend = CudaBackend()
+    if not backend.is_available():
+        print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)
+        return 2
+    facts = backend.describe()
+    print(f"# {facts['device']} {facts['arch']}, {facts['multiprocessors']} SMs, cupy {facts['versions']['cupy']}")
+    rows: list[dict[str, Any]] = []
+
+    def report(row: dict[str, Any]) -> None:
+        rows.append(row)
+        print(
+            f"{row['curve']:<10}{row['op']:<8}2^{row['log_n']:<4}device {row['device_ms']:9.2f} ms  "
+            f"wall {row['wall_ms']:9.2f} ms  first {row['first_ms']:9.1f} ms{row.get('note', '')}",
+            flush=True,
+        )
+
+    for name in args.curves.split(","):
+        curve = curve_by_name(name)
+        for group, sizes in (("g1", log_range(args.msm)), ("g2", log_range(args.msm_g2))):
+            if not sizes:
+                continue
+            m = DISTINCT[group]
+            distinct = consecutive_bases(curve, group, m)
+            biggest = 1 << max(sizes)
+            reps = -(-biggest // m)
+            bases = np.tile(distinct, (reps,) + (1,) * (distinct.ndim - 1))[:biggest]
+            scalars = random_scalars(curve.r, biggest, seed=max(sizes))
+            for k in sizes:
+                n = 1 << k
+                s = scalars[:n]
+                handle = backend.prepare_bases(curve, group, bases[:n])  # resident, as a prover's SRS is
+                first, wall, device, result = timed(
+                    backend, lambda s=s, h=handle: backend.msm_prepared(h, s, window=args.window), args.repeat
+                )
+                note = ""
+                if args.kernels:
+                    split = sorted(backend.last_kernel_seconds.items(), key=lambda kv: -kv[1])
+                    note += "  [" + ", ".join(f"{name} {sec * 1e3:.2f}" for name, sec in split) + "]"
+                if k == max(sizes) and n >= m:
+                    small = backend.msm(curve, group, distinct, fold(s, m, curve.r))
+                    note = "  check: " + ("ok" if np.array_equal(result, small) else "MISMATCH")
+                report(
+                    {
+                        "curve": name,
+                        "op": f"msm {group}",
+                        "log_n": k,
+                        "first_ms": first * 1e3,
+                        "wall_ms": wall * 1e3,
+                        "device_ms": device * 1e3,
+                        "note": note,
+                    }
+                )
+                del handle  # frees its device memory
+        for k in log_range(args.ntt):
+            values = random_scalars(curve.r, 1 << k, seed=k)
+            first, wall, device, _ = timed(backend, lambda v=values, c=curve: backend.ntt(c, v), args.repeat)
+            report(
+                {
+                    "curve": name,
+                    "op": "ntt",
+                    "log_n": k,
+                    "first_ms": first * 1e3,
+                    "wall_ms": wall * 1e3,
+                    "device_ms": device * 1e3,
+                }
+            )
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"device": facts, "rows": rows}, f, indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The cuda backend on an NVIDIA GPU: its tests, the full conformance suite, then MSM/NTT timings
+# (benchmarks/gpu/cuda_bench.py). Run from the repository root on the GPU machine; test-only packages
+# (hypothesis and its needs) come as wheels in .whl/ when that machine has no registry access. STAGES picks the
+# steps (default "tests conformance bench"); BENCH_ARGS is passed to cuda_bench.py. Report files go to $OUT
+# (the lent-device tool) or ./out. CuPy's kernel cache is kept in .cupy_cache and packed into $OUT so that a later
+# run on a fresh machine can start from it.
+set -uo pipefail
+OUT=${OUT:-out}; mkdir -p "$OUT"
+STAGES=${STAGES:-tests conformance bench}
+if compgen -G ".whl/*.whl" >/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=/tmp/site
+fi
+export PYTHONUNBUFFERED=1 CUPY_CACHE_DIR=$PWD/.cupy_cache
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || exit 1
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
+python3 -c "from cuzk.backends.cuda import CudaBackend as B; print(B().describe())" | tee -a "$OUT/device.txt"
+for stage in $STAGES; do
+  started=$(date +%s)
+  case $stage in
+    tests) python3 -m pytest -q -p no:cacheprovider tests/backends/test_gpu.py tests/backends/test_cuda_setup.py \
+             -k "cuda or Cuda" -x 2>&1 | tail -25 ;;
+    conformance) python3 -m cuzk.conformance --backend cuda --json "$OUT/conformance_cuda.json" 2>&1 | tail -14 ;;
+    bench) python3 benchmarks/gpu/cuda_bench.py --json "$OUT/cuda_bench.json" ${BENCH_ARGS:-} 2>&1 ;;
+    *) python3 -c "$stage" 2>&1 ;;
+  esac
+  echo "[stage ${stage:0:40} took $(( $(date +%s) - started )) s]"
+done
+tar czf "$OUT/cupy_cache.tgz" .cupy_cache 2>/dev/null || true

@@ -1,0 +1,56 @@
+"""The GPU backends' memory planner (pure Python, no device): windows, bucket segments, chunks, and the
+errors when nothing fits."""
+
+from __future__ import annotations
+
+import pytest
+
+from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.gpu.plan import Memory, default_window, piece_sizes, plan_msm, window_cost
+
+# --- the planner --------------------------------------------------------------------------------------------------
+
+BIG = Memory(budget=1 << 34, max_alloc=1 << 32)
+
+
+def test_default_window_grows_with_n() -> None:
+    windows = [default_window(1 << k, 255) for k in range(0, 25, 2)]
+    assert windows == sorted(windows)
+    assert 12 <= default_window(1 << 16, 255) <= 14
+    for n in (1, 100, 1 << 16):
+        c = default_window(n, 255)
+        assert all(window_cost(n, c, 255) <= window_cost(n, d, 255) for d in range(1, 21))
+
+
+def test_plan_fits_the_memory() -> None:
+    plan = plan_msm(1 << 20, 16, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=False, memory=BIG,
+                    parallel_items=32)  # fmt: skip
+    assert (plan.windows, plan.buckets, plan.chunk) == (16, 1 << 15, 1 << 20)
+    assert plan.segments * plan.segment >= plan.buckets > (plan.segments - 1) * plan.segment
+    small = Memory(budget=plan.fixed_bytes + 1000 * plan.point_bytes, max_alloc=1 << 32)
+    chunked = plan_msm(1 << 20, 16, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=False, memory=small,
+                       parallel_items=32)  # fmt: skip
+    assert chunked.chunk == 1000
+
+
+def test_plan_errors_and_fallback() -> None:
+    tiny = Memory(budget=50_000, max_alloc=1 << 20)
+    with pytest.raises(DeviceMemoryError, match="12-bit windows"):
+        plan_msm(1000, 12, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=False, memory=tiny,
+                 parallel_items=4)  # fmt: skip
+    plan = plan_msm(1 << 20, None, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=True, memory=tiny,
+                    parallel_items=4)  # fmt: skip
+    assert plan.window < default_window(1 << 20, 255)  # the default window shrinks to fit
+    with pytest.raises(DeviceMemoryError, match="prepared bases"):
+        piece_sizes(1000, 96, tiny)
+    assert piece_sizes(10, 96, BIG, max_chunk=4) == [4, 4, 2]
+
+
+def test_plan_trades_segments_for_memory() -> None:
+    """A GPU-sized parallelism on a small memory: fewer bucket segments rather than an error."""
+    wide = plan_msm(300, 4, scalar_bits=254, base_bytes=64, xyzz_bytes=128, prepared=False, memory=BIG,
+                    parallel_items=33792)  # fmt: skip
+    small = Memory(budget=60_000, max_alloc=60_000)
+    narrow = plan_msm(300, 4, scalar_bits=254, base_bytes=64, xyzz_bytes=128, prepared=False, memory=small,
+                      parallel_items=33792)  # fmt: skip
+    assert wide.segments == 8 and narrow.segments < 8 and narrow.fixed_bytes < 60_000
