@@ -119,9 +119,18 @@ def noncanonical_mask(array: np.ndarray, modulus: int) -> np.ndarray:
 
 
 def first_noncanonical(array: np.ndarray, modulus: int) -> tuple[int, ...] | None:
-    """The index (over ``array.shape[:-1]``) of the first element ≥ ``modulus``, or None when all are canonical."""
-    bad = np.argwhere(noncanonical_mask(array, modulus))
-    return tuple(int(i) for i in bad[0]) if len(bad) else None
+    """The index (over ``array.shape[:-1]``) of the first element ≥ ``modulus``, or None when all are canonical.
+
+    Only the elements whose top limb reaches the modulus's top limb can be ≥ it, so the full comparison runs on
+    those alone (one pass over the top limbs instead of one per limb: 2^24 scalars in tens of milliseconds)."""
+    limbs = array.shape[-1]
+    if limbs == 0 or modulus >= 1 << (64 * limbs):
+        return None
+    suspects = np.argwhere(array[..., -1] >= np.uint64(modulus >> (64 * (limbs - 1))))
+    if not len(suspects):
+        return None
+    bad = noncanonical_mask(array[tuple(suspects.T)], modulus)
+    return tuple(int(i) for i in suspects[int(np.argmax(bad))]) if bad.any() else None
 
 
 def is_canonical(array: np.ndarray, modulus: int) -> bool:

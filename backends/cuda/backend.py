@@ -21,9 +21,8 @@ from cuzk.backends.gpu.context import DeviceContext
 class CudaBackend(DeviceBackend):
     """MSM (G1, G2), NTT, fused H and field operations on an NVIDIA GPU.
 
-    ``device`` is the CUDA device ordinal (default ``CUZK_DEVICE``, else 0). ``memory_limit`` (bytes) and
-    ``max_chunk`` (points) cap what one call plans with, below what the device has (tests use them to force
-    chunking).
+    ``device`` is the CUDA device ordinal (default ``CUZK_DEVICE``, else 0); the other options are
+    :class:`DeviceBackend`'s.
     """
 
     name = "cuda"

@@ -40,14 +40,27 @@ TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
 
 
 class DeviceBackend(BackendBase):
-    """MSM (G1, G2), NTT, fused H and field operations on one GPU-API device (see the module docstring)."""
+    """MSM (G1, G2), NTT, fused H and field operations on one GPU-API device (see the module docstring).
+
+    ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call plans with, below what the device has;
+    ``parallel_items`` sets how many bucket-kernel work-items an MSM uses. Tests use them to force chunking and
+    uneven segments on small devices.
+    """
 
     capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
 
-    def __init__(self, *, device: int | None = None, memory_limit: int | None = None, max_chunk: int | None = None):
+    def __init__(
+        self,
+        *,
+        device: int | None = None,
+        memory_limit: int | None = None,
+        max_chunk: int | None = None,
+        parallel_items: int | None = None,
+    ) -> None:
         super().__init__(device=device)
         self.memory_limit = memory_limit
         self.max_chunk = max_chunk
+        self.parallel_items = parallel_items
         self._probed = False
         self._reason: str | None = None
         self._device: Any = None
@@ -126,7 +139,15 @@ class DeviceBackend(BackendBase):
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
         with self._device_call() as ctx:
             return msm_device.msm(
-                ctx, curve, group, scalars, window, self._memory(), bases=bases, max_chunk=self.max_chunk
+                ctx,
+                curve,
+                group,
+                scalars,
+                window,
+                self._memory(),
+                bases=bases,
+                max_chunk=self.max_chunk,
+                parallel_items=self.parallel_items,
             )
 
     def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> msm_device.ResidentBases:
@@ -156,6 +177,7 @@ class DeviceBackend(BackendBase):
                 self._memory(),
                 resident=handle.payload,
                 max_chunk=self.max_chunk,
+                parallel_items=self.parallel_items,
             )
 
     def _msm_batch(

@@ -2,9 +2,9 @@
 
 Per chunk of points: upload the scalars (and the bases, converted to Montgomery form on the device, unless they
 are prepared); count the points per (window, bucket); scan the counts into offsets; scatter the point indices into
-bucket order; walk the buckets of every window by segments (running sums); sum the segments by a tree into one
-accumulator per window. After the last chunk, one work-item combines the windows and writes the canonical affine
-result.
+bucket order; walk every window's entries and buckets in equal segments (running sums); sum the segments by a tree
+into one accumulator per window. After the last chunk, one work-item combines the windows and writes the canonical
+affine result.
 """
 
 from __future__ import annotations
@@ -87,8 +87,10 @@ def msm(
     bases: np.ndarray | None = None,
     resident: ResidentBases | None = None,
     max_chunk: int | None = None,
+    parallel_items: int | None = None,
 ) -> np.ndarray:
-    """Σ scalars[i]·bases[i] as canonical affine limbs; the bases come as an array or already resident."""
+    """Σ scalars[i]·bases[i] as canonical affine limbs; the bases come as an array or already resident.
+    ``parallel_items`` (bucket-kernel work-items over all windows) defaults to what keeps the device busy."""
     geometry = Geometry.of(curve, group)
     n = len(scalars)
     if n == 0:
@@ -101,7 +103,7 @@ def msm(
         xyzz_bytes=geometry.xyzz_bytes,
         prepared=resident is not None,
         memory=memory,
-        parallel_items=PARALLEL_ITEMS_PER_UNIT[ctx.info.kind] * ctx.info.compute_units,
+        parallel_items=parallel_items or PARALLEL_ITEMS_PER_UNIT[ctx.info.kind] * ctx.info.compute_units,
         max_chunk=max_chunk,
     )
     prog, u32 = _program(group), np.uint32
@@ -144,7 +146,6 @@ def msm(
             offsets,
             u32(count),
             u32(nb),
-            u32(plan.segment),
             u32(plan.segments),
             u32(w),
             partial,
@@ -152,7 +153,8 @@ def msm(
         remaining = plan.segments
         while remaining > 1:
             stride = -(-remaining // 2)
-            ctx.launch(curve, prog, f"{group}_msm_fold", stride * w, partial, u32(plan.segments), u32(stride), u32(w))
+            args = (partial, u32(plan.segments), u32(remaining), u32(stride), u32(w))
+            ctx.launch(curve, prog, f"{group}_msm_fold", stride * w, *args)
             remaining = stride
         ctx.launch(curve, prog, f"{group}_msm_windows", w, partial, u32(plan.segments), u32(w), acc)
     out = ctx.buffer(geometry.base_bytes)

@@ -35,8 +35,7 @@ class MsmPlan:
     window: int  # c
     windows: int  # W
     buckets: int  # NB = 2^(c−1)
-    segment: int  # buckets per bucket-kernel work-item
-    segments: int  # work-items per window
+    segments: int  # bucket-kernel work-items per window (each takes an equal share of entries + buckets)
     blocks: int  # scan blocks per window
     chunk: int  # points per chunk
     fixed_bytes: int
@@ -95,16 +94,14 @@ def _plan(
     blocks = -(-nb // SCAN_BLOCK)
     table = w * (nb + 1) * 4
     per_point = SCALAR_BYTES + 4 * w + (0 if prepared else base_bytes)
-    wanted = min(nb, max(1, -(-parallel_items // w)))
+    segments = min(n + nb, max(1, -(-parallel_items // w)))
     while True:  # fewer segments (less parallelism, less memory) until the tables fit
-        segment = -(-nb // wanted)
-        segments = -(-nb // segment)
         fixed = 3 * table + w * blocks * 4 + (w * segments + w) * xyzz_bytes + base_bytes
         largest_fixed = max(table, w * segments * xyzz_bytes)
         fits = largest_fixed <= memory.max_alloc and fixed + per_point <= memory.budget
         if fits or segments == 1:
             break
-        wanted = segments // 2
+        segments //= 2
     if not fits:
         raise DeviceMemoryError(
             f"an MSM with {c}-bit windows ({w} windows × {nb} buckets) needs {fixed + per_point} bytes of device "
@@ -118,7 +115,7 @@ def _plan(
         chunk = min(chunk, memory.max_alloc // base_bytes)
     if max_chunk is not None:
         chunk = min(chunk, max_chunk)
-    return MsmPlan(c, w, nb, segment, segments, blocks, max(1, chunk), fixed, per_point)
+    return MsmPlan(c, w, nb, segments, blocks, max(1, chunk), fixed, per_point)
 
 
 def piece_sizes(n: int, base_bytes: int, memory: Memory, max_chunk: int | None = None) -> list[int]:

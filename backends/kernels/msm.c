@@ -1,10 +1,12 @@
 /* ---- MSM in ${g}: Pippenger over the sorted buckets (the reference's msm_pippenger) ----
- * Bucket kernel: work-item (t, s) walks the buckets hi … lo of segment s of window t from the top down, adding
- * each bucket's points into `running` (mixed affine additions, so running = Σ_{i ≥ j} B_i) and running into
- * `total` after each bucket: total = Σ_j (j − lo + 1)·B_j. The segment's share of Σ_j j·B_j is then
- * total + (lo − 1)·running (summation by parts, split over segments so that all cores get work). Fold and window
- * kernels: the segments of window t summed by a tree into acc[t] (accumulated over chunks of the points). Finish:
- * Horner over the windows, acc = 2^c·acc + acc[t] from the top window down, then affine and canonical. */
+ * Bucket kernel: window t's entries (in bucket order) and one step per bucket are W_t = n_t + NB units of work,
+ * cut into `segments` equal ranges, one per work-item, whatever the buckets hold: a window whose buckets are
+ * few and full (the top one) costs no more than the others. A work-item walks its range from the top down,
+ * adding each entry into `running` (mixed affine additions) and, at each bucket step, running into `total`; with
+ * S_j its share of bucket j and e the lowest bucket whose step it owns, total = Σ_(j ≥ e) (j − e + 1)·S_j, so its
+ * share of Σ_j j·S_j is total + (e − 1)·running (summation by parts). Fold and window kernels: the segments of
+ * window t summed by a tree into acc[t] (accumulated over chunks of the points). Finish: Horner over the windows,
+ * acc = 2^c·acc + acc[t] from the top window down, then affine and canonical. */
 
 KERNEL void ${g}_bases_to_mont(GLOBAL ${g}_affine_t *bases, u32 n) {
   u32 i = GLOBAL_ID();
@@ -20,34 +22,48 @@ KERNEL void ${g}_on_curve(GLOBAL const ${g}_affine_t *points, u32 n, GLOBAL u32 
 }
 
 KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset, GLOBAL const u32 *entries,
-                             GLOBAL const u32 *offsets, u32 n, u32 nb, u32 segment, u32 segments, u32 windows,
+                             GLOBAL const u32 *offsets, u32 n, u32 nb, u32 segments, u32 windows,
                              GLOBAL ${g}_xyzz_t *partial) {
   u32 id = GLOBAL_ID();
   if (id >= segments * windows) return;
   u32 t = id / segments, s = id % segments;
-  u32 lo = s * segment + 1, hi = min(nb, lo + segment - 1);
-  ${g}_xyzz_t running = ${g}_infinity(), total = ${g}_infinity();
   GLOBAL const u32 *row = offsets + (size_t)t * (nb + 1);
   GLOBAL const u32 *list = entries + (size_t)t * n;
-  for (u32 j = hi; j >= lo; j--) {
-    for (u32 e = row[j - 1]; e < row[j]; e++) {
-      u32 entry = list[e];
-      ${g}_affine_t a = bases[base_offset + (entry & 0x7fffffffu)];
-      if (${g}_affine_is_infinity(a)) continue;
-      if (entry >> 31) a.y = ${f}_neg(a.y);
-      running = ${g}_madd(running, a);
+  u32 units = row[nb] + nb, per = (units + segments - 1) / segments;
+  u32 first = min(units, s * per), end = min(units, first + per);
+  ${g}_xyzz_t running = ${g}_infinity(), total = ${g}_infinity();
+  u32 e = 1;
+  if (first < end) {
+    u32 j = msm_bucket_at(row, nb, end - 1);
+    for (;;) {
+      u32 start = msm_bucket_start(row, j), lo = row[j - 1];
+      u32 k = first > start + 1 ? first - start - 1 : 0;
+      u32 k_end = min(row[j] - lo, end - start - 1);
+      for (; k < k_end; k++) {
+        u32 entry = list[lo + k];
+        ${g}_affine_t a = bases[base_offset + (entry & 0x7fffffffu)];
+        if (${g}_affine_is_infinity(a)) continue;
+        if (entry >> 31) a.y = ${f}_neg(a.y);
+        running = ${g}_madd(running, a);
+      }
+      if (start >= first) total = ${g}_add(total, running);
+      if (start <= first) {
+        e = start >= first ? j : j + 1;
+        break;
+      }
+      j--;
     }
-    total = ${g}_add(total, running);
   }
-  partial[id] = ${g}_add(total, ${g}_mul_small(running, lo - 1));
+  partial[id] = ${g}_add(total, ${g}_mul_small(running, e - 1));
 }
 
-/* One level of a tree sum over the segments of every window: partial[t][s] += partial[t][s + stride]. */
-KERNEL void ${g}_msm_fold(GLOBAL ${g}_xyzz_t *partial, u32 segments, u32 stride, u32 windows) {
+/* One level of a tree sum over the first `count` segments of every window: partial[t][s] += partial[t][s + stride]
+ * for s + stride < count (the segments at and beyond count were folded by the levels before). */
+KERNEL void ${g}_msm_fold(GLOBAL ${g}_xyzz_t *partial, u32 segments, u32 count, u32 stride, u32 windows) {
   u32 id = GLOBAL_ID();
   if (id >= stride * windows) return;
   u32 t = id / stride, s = id % stride;
-  if (s + stride >= segments) return;
+  if (s + stride >= count) return;
   size_t i = (size_t)t * segments + s;
   partial[i] = ${g}_add(partial[i], partial[i + stride]);
 }

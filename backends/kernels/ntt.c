@@ -58,7 +58,9 @@ KERNEL void fr_ntt_load(GLOBAL const fr_t *in, GLOBAL fr_t *out, u32 log_n, u32 
 }
 
 /* Stages first … first + r − 1 (butterflies of half-size 2^first … 2^(first+r−1)) over 2^r elements per item,
- * kept in registers: one read and one write of the array per r stages. tw[i] = ω_n^i, i < n/2. */
+ * kept in registers: one read and one write of the array per r stages. tw[i] = ω_n^i, i < n/2. The loops run to
+ * the constant maximum and skip what r leaves out, so that every index into x is known at compile time and x
+ * lives in registers, not in local memory. */
 KERNEL void fr_ntt_pass(GLOBAL fr_t *a, GLOBAL const fr_t *tw, u32 log_n, u32 first, u32 r) {
   u32 id = GLOBAL_ID();
   if (id >= (1u << (log_n - r))) return;
@@ -66,18 +68,25 @@ KERNEL void fr_ntt_pass(GLOBAL fr_t *a, GLOBAL const fr_t *tw, u32 log_n, u32 fi
   u32 base = ((id >> first) << (first + r)) | lo;
   u32 m = 1u << r;
   fr_t x[1 << NTT_MAX_RADIX_LOG];
-  for (u32 j = 0; j < m; j++) x[j] = a[base + (j << first)];
-  for (u32 q = 0; q < r; q++) {
-    u32 span = 1u << q, stage = first + q;
-    for (u32 j = 0; j < m; j++) {
-      if (j & span) continue;
-      u32 k = (base + (j << first)) & ((1u << stage) - 1);
-      fr_t t = fr_mul(tw[k << (log_n - 1 - stage)], x[j + span]);
-      x[j + span] = fr_sub(x[j], t);
-      x[j] = fr_add(x[j], t);
+  UNROLL for (u32 j = 0; j < (1u << NTT_MAX_RADIX_LOG); j++) {
+    if (j < m) x[j] = a[base + (j << first)];
+  }
+  UNROLL for (u32 q = 0; q < NTT_MAX_RADIX_LOG; q++) {
+    if (q < r) {
+      u32 span = 1u << q, stage = first + q;
+      UNROLL for (u32 j = 0; j < (1u << NTT_MAX_RADIX_LOG); j++) {
+        if (j < m && !(j & span)) {
+          u32 k = (base + (j << first)) & ((1u << stage) - 1);
+          fr_t t = fr_mul(tw[k << (log_n - 1 - stage)], x[j + span]);
+          x[j + span] = fr_sub(x[j], t);
+          x[j] = fr_add(x[j], t);
+        }
+      }
     }
   }
-  for (u32 j = 0; j < m; j++) a[base + (j << first)] = x[j];
+  UNROLL for (u32 j = 0; j < (1u << NTT_MAX_RADIX_LOG); j++) {
+    if (j < m) a[base + (j << first)] = x[j];
+  }
 }
 
 /* out[i] = a[i] (flags & 1: times 2^(−log_n); & 2: times scale[i]; & 4: out of Montgomery form). */

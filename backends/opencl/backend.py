@@ -22,8 +22,7 @@ class OpenCLBackend(DeviceBackend):
     """MSM (G1, G2), NTT, fused H and field operations on an OpenCL device.
 
     ``device`` indexes the devices of the platform (GPUs first); ``platform`` (default: ``CUZK_OPENCL_PLATFORM``)
-    is a platform index or part of its name. ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call
-    plans with, below what the device reports (tests use them to force chunking).
+    is a platform index or part of its name; the other options are :class:`DeviceBackend`'s.
     """
 
     name = "opencl"
@@ -36,8 +35,9 @@ class OpenCLBackend(DeviceBackend):
         platform: str | None = None,
         memory_limit: int | None = None,
         max_chunk: int | None = None,
+        parallel_items: int | None = None,
     ) -> None:
-        super().__init__(device=device, memory_limit=memory_limit, max_chunk=max_chunk)
+        super().__init__(device=device, memory_limit=memory_limit, max_chunk=max_chunk, parallel_items=parallel_items)
         self.platform = platform_env() if platform is None else platform
 
     def _select(self) -> Any:

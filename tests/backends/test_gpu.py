@@ -163,6 +163,24 @@ def test_msm_every_window_gives_the_same_result(
     check_msm(backend, curve, "g1", bases, scalars_of(curve, values), window=window)
 
 
+@pytest.mark.parametrize("window", [13, 17, 20])
+def test_msm_uneven_segments_and_full_top_window(
+    backend: DeviceBackend, curve: Curve, window: int, rng: random.Random
+) -> None:
+    """Many bucket work-items over few points and buckets (ranges that start and end inside buckets, ragged
+    segment counts for the fold tree), repeated bases, and wide windows whose top window holds a few full buckets."""
+    wide = fresh(backend, parallel_items=997)
+    bases = np.tile(bases_of(curve, "g1", 50), (6, 1, 1))
+    values = [rng.randrange(curve.r) for _ in range(len(bases))]
+    values[:20] = [curve.r - 1, 1, 2, 0] * 5  # the most negative digits, repeats of small ones, zeros
+    scalars = scalars_of(curve, values)
+    expected = REFERENCE.msm(curve, "g1", bases, scalars)
+    np.testing.assert_array_equal(wide.msm(curve, "g1", bases, scalars, window=window), expected)
+    np.testing.assert_array_equal(
+        fresh(backend, parallel_items=3).msm(curve, "g1", bases, scalars, window=window), expected
+    )
+
+
 def test_msm_known_discrete_logs(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     """The oracle behind the slow large tests, on a size the reference also checks."""
     bases, dlogs = walk(curve.name, "g1", 1000)

@@ -26,7 +26,7 @@ def test_plan_fits_the_memory() -> None:
     plan = plan_msm(1 << 20, 16, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=False, memory=BIG,
                     parallel_items=32)  # fmt: skip
     assert (plan.windows, plan.buckets, plan.chunk) == (16, 1 << 15, 1 << 20)
-    assert plan.segments * plan.segment >= plan.buckets > (plan.segments - 1) * plan.segment
+    assert plan.segments == 2  # parallel_items spread over the 16 windows
     small = Memory(budget=plan.fixed_bytes + 1000 * plan.point_bytes, max_alloc=1 << 32)
     chunked = plan_msm(1 << 20, 16, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=False, memory=small,
                        parallel_items=32)  # fmt: skip
@@ -53,4 +53,5 @@ def test_plan_trades_segments_for_memory() -> None:
     small = Memory(budget=60_000, max_alloc=60_000)
     narrow = plan_msm(300, 4, scalar_bits=254, base_bytes=64, xyzz_bytes=128, prepared=False, memory=small,
                       parallel_items=33792)  # fmt: skip
-    assert wide.segments == 8 and narrow.segments < 8 and narrow.fixed_bytes < 60_000
+    assert wide.segments == 300 + 8  # one work-item per unit (entry or bucket) at most
+    assert narrow.segments < wide.segments and narrow.fixed_bytes < 60_000

@@ -108,6 +108,9 @@ def test_noncanonical_mask_matches_integer_comparison(curve: Curve, data: st.Dat
     assert mask.tolist() == [v >= p for v in values]
     first = next((i for i, v in enumerate(values) if v >= p), None)
     assert limbs.first_noncanonical(limbs.ints_to_limbs(values, L), p) == (None if first is None else (first,))
+    if len(values) % 2 == 0:  # as points: (n, 2, L), the first bad coordinate by (row, coordinate)
+        pairs = limbs.ints_to_limbs(values, L).reshape(-1, 2, L)
+        assert limbs.first_noncanonical(pairs, p) == (None if first is None else divmod(first, 2))
 
 
 def test_canonicity_at_the_boundary() -> None:
