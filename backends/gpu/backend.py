@@ -17,7 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError
+from cuzk.backends.gpu import fixed_base
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu.context import DeviceContext, SelectionError
@@ -30,6 +32,7 @@ from cuzk.backends.protocol import (
     WINDOW,
     BackendBase,
     PreparedBases,
+    check_group,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError
@@ -66,6 +69,7 @@ class DeviceBackend(BackendBase):
         self._device: Any = None
         self._ctx: DeviceContext | None = None
         self._tables: ntt_device.Tables | None = None
+        self._fixed_base_tables: dict[tuple[str, str], Any] = {}
         self._resident = 0
         self.last_kernel_seconds: dict[str, float] = {}
         self._per_thread = threading.local()
@@ -133,6 +137,16 @@ class DeviceBackend(BackendBase):
         if self._tables is None:
             self._tables = ntt_device.Tables(int(self._memory().budget * TABLE_CACHE_FRACTION))
         return self._tables
+
+    # --- beyond the protocol: the engine's setup --------------------------------------------------------------
+
+    def generator_multiples(self, curve: Curve | str, group: str, scalars: np.ndarray) -> np.ndarray:
+        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i: the points of a Groth16 setup,
+        as (n, 2, L) or (n, 2, 2, L) canonical affine limbs (the identity as zeros), equal to the reference's."""
+        c, g = self._ready(curve), check_group(group)
+        limbs.check_scalars(c, scalars)
+        with self._device_call() as ctx:
+            return fixed_base.generator_multiples(ctx, c, g, scalars, self._memory(), self._fixed_base_tables)
 
     # --- the hooks of BackendBase ---------------------------------------------------------------------------
 

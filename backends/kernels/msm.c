@@ -86,3 +86,22 @@ KERNEL void ${g}_msm_finish(GLOBAL const ${g}_xyzz_t *acc, u32 windows, u32 c, G
   }
   out[0] = ${g}_affine_from_mont(${g}_to_affine(r));
 }
+
+/* ---- [k_i]G for the generator G of ${g} (a Groth16 setup's points; the reference's FixedBaseTable) ----
+ * table[t·256 + d] = [d·2^(8t)]G, affine, Montgomery form (d = 0 unused); k_i is read a byte at a time:
+ * [k]G = Σ_t table[t][byte t of k], FIXED_BASE_WINDOWS mixed additions and no doubling, then one inversion. */
+
+#define FIXED_BASE_WINDOWS ((FR_BITS + 7) / 8)
+
+KERNEL void ${g}_generator_multiples(GLOBAL const ${g}_affine_t *table, GLOBAL const limb_t *scalars, u32 n,
+                                     GLOBAL ${g}_affine_t *out) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  GLOBAL const limb_t *k = scalars + (size_t)i * FR_N;
+  ${g}_xyzz_t acc = ${g}_infinity();
+  for (u32 t = 0; t < FIXED_BASE_WINDOWS; t++) {
+    u32 d = msm_window_bits(k, 8 * t, 8);
+    if (d) acc = ${g}_madd(acc, table[t * 256 + d]);
+  }
+  out[i] = ${g}_affine_from_mont(${g}_to_affine(acc));
+}

@@ -252,6 +252,21 @@ def test_on_curve_kernel_reads_the_emitted_b(backend: DeviceBackend, curve: Curv
         assert (ctx.read(ok, (len(array),), np.uint32) == expected).all()
 
 
+@pytest.mark.parametrize("group", GROUPS)
+def test_generator_multiples(backend: DeviceBackend, curve: Curve, group: str, rng: random.Random) -> None:
+    """[k]G for the setup, against the reference's scalar multiplication: 0, 1, 255, 256 (a byte boundary), r − 1,
+    random scalars; in chunks when the memory allows only a few points at a time."""
+    values = [0, 1, 255, 256, curve.r - 1] + [rng.randrange(curve.r) for _ in range(11)]
+    generator = limbs.group_of(curve, group).generator
+    expected = limbs.points_to_limbs(curve, group, [generator * k for k in values])
+    got = backend.generator_multiples(curve, group, scalars_of(curve, values))
+    np.testing.assert_array_equal(got, expected)
+    point_bytes = int(np.prod(limbs.point_shape(curve, group))) * 8
+    small = fresh(backend, memory_limit=5 * (32 + point_bytes))  # 5 points per chunk
+    np.testing.assert_array_equal(small.generator_multiples(curve, group, scalars_of(curve, values)), expected)
+    assert backend.generator_multiples(curve, group, scalars_of(curve, [])).shape == (0, *expected.shape[1:])
+
+
 # --- NTT, H, field operations -------------------------------------------------------------------------------------
 
 
