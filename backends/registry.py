@@ -224,32 +224,48 @@ def backend_table() -> list[BackendRow]:
     return rows
 
 
-def format_backend_table(rows: list[BackendRow] | None = None) -> Any:
-    """A :class:`rich.table.Table` of the backends for ``cuzk info`` (print it with a rich Console)."""
-    from rich.table import Table
+COLUMNS = ("backend", "priority", "available", "device", "capabilities", "notes")
 
+
+def backend_cells(rows: list[BackendRow] | None = None) -> list[tuple[str, ...]]:
+    """The cells of ``cuzk info``'s table, one tuple per backend in the order of :data:`COLUMNS`."""
     rows = backend_table() if rows is None else rows
     chosen, _ = auto_choice()
-    table = Table(title="cuzk backends (entry-point group cuzk.backends)")
-    for column in ("backend", "priority", "available", "device", "capabilities", "notes"):
-        table.add_column(column)
+    cells = []
     for row in rows:
         notes = row.reason or ""
         if chosen is not None and row.name == chosen.name:
             notes = "selected by auto" + (f"; {notes}" if notes else "")
-        table.add_row(
-            row.name,
-            str(row.priority),
-            "yes" if row.available else "no",
-            str(row.description.get("device") or ""),
-            ", ".join(row.capabilities),
-            notes,
+        device = str(row.description.get("device") or "")
+        cells.append(
+            (row.name, str(row.priority), "yes" if row.available else "no", device, ", ".join(row.capabilities), notes)
         )
+    return cells
+
+
+def format_backend_table(rows: list[BackendRow] | None = None) -> Any:
+    """A :class:`rich.table.Table` of the backends for ``cuzk info`` (print it with a rich Console)."""
+    from rich.table import Table
+
+    table = Table(title="cuzk backends (entry-point group cuzk.backends)")
+    for column in COLUMNS:
+        table.add_column(column)
+    for cells in backend_cells(rows):
+        table.add_row(*cells)
     return table
+
+
+def format_backend_text(rows: list[BackendRow] | None = None) -> str:
+    """The same table as plain text, for machines without rich (GPU servers with numpy, numba and CuPy alone)."""
+    lines = ["cuzk backends (entry-point group cuzk.backends)"]
+    for cells in backend_cells(rows):
+        lines.append("  " + " | ".join(f"{name}: {value}" for name, value in zip(COLUMNS, cells, strict=True) if value))
+    return "\n".join(lines)
 
 
 __all__ = [
     "AUTO",
+    "COLUMNS",
     "ENTRY_POINT_GROUP",
     "ENV_BACKEND",
     "ENV_DEVICE",
@@ -257,10 +273,12 @@ __all__ = [
     "BackendRow",
     "auto_choice",
     "available_backends",
+    "backend_cells",
     "backend_table",
     "device_index",
     "discover",
     "format_backend_table",
+    "format_backend_text",
     "get_backend",
     "refresh",
     "registered_backends",

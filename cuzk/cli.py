@@ -3,7 +3,7 @@
     cuzk info                                   every registered backend: available or not and why, devices
     cuzk walkthrough [--curve toy|bn254|…]      Groth16 on x³ + x + 5 = 35, every intermediate printed
     cuzk prove [--circuit mimc] [--constraints N] [--curve bn254] [--backend NAME] [--proofs K]
-               [--timings] [--trace FILE] [--device I] [--threads T] [--window C]
+               [--timings] [--trace FILE] [--verify] [--quiet] [--device I] [--threads T] [--window C]
                                                 setup, prove and verify a circuit defined in the project
     cuzk bench [--backend NAME] [--msm 10-18] [--msm-g2 10-16] [--ntt 10-20]
                                                 MSM/NTT medians of a backend
@@ -28,10 +28,13 @@ from cuzk.reference.errors import CuzkError
 
 
 def _cmd_info(args: argparse.Namespace) -> int:
-    from rich.console import Console
+    from cuzk.backends.registry import format_backend_table, format_backend_text
 
-    from cuzk.backends.registry import format_backend_table
-
+    try:
+        from rich.console import Console
+    except ImportError:  # rich is optional at run time: plain text on machines without it
+        print(format_backend_text())
+        return 0
     Console().print(format_backend_table())
     return 0
 
@@ -55,6 +58,7 @@ def _apply_engine_options(args: argparse.Namespace) -> None:
 
 def _cmd_prove(args: argparse.Namespace) -> int:
     from cuzk.circuit_job import prove_circuit
+    from cuzk.progress import progress_display
     from cuzk.timing import chrome_trace, timings_table
 
     _apply_engine_options(args)
@@ -62,16 +66,19 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         if value < 1:
             raise CuzkError(f"{option} must be at least 1, got {value}")
     started = time.perf_counter()
-    report = prove_circuit(
-        circuit=args.circuit,
-        curve_name=args.curve,
-        target_constraints=args.constraints,
-        backend_name=args.backend,
-        reduction=args.reduction,
-        seed=args.seed,
-        proofs=args.proofs,
-        window=args.window,
-    )
+    with progress_display(args.proofs, quiet=args.quiet) as display:
+        report = prove_circuit(
+            circuit=args.circuit,
+            curve_name=args.curve,
+            target_constraints=args.constraints,
+            backend_name=args.backend,
+            reduction=args.reduction,
+            seed=args.seed,
+            proofs=args.proofs,
+            window=args.window,
+            verify_each=True if args.verify else None,  # None: $CUZK_VERIFY decides
+            progress=display,
+        )
     for line in report.lines():
         print(line)
     if args.timings:
@@ -138,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--proofs", type=int, default=1, help="prove this many witnesses, pipelined (default 1)")
     prove.add_argument("--timings", action="store_true", help="print every phase at the three timing levels")
     prove.add_argument("--trace", metavar="FILE", help="write a Chrome-trace JSON file (open in Perfetto)")
+    prove.add_argument(
+        "--verify", action="store_true", help="self-check: verify every proof before it is returned (CUZK_VERIFY=1)"
+    )
+    prove.add_argument("--quiet", action="store_true", help="no progress display (it shows only on a terminal)")
     _engine_options(prove)
     prove.set_defaults(run=_cmd_prove)
 

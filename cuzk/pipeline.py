@@ -1,5 +1,5 @@
 """Several proofs in a pipeline, as the seed engine proves a sector's partitions: the witness of proof k + 1 is
-synthesized on a producer thread while the backend works on proof k.
+synthesized, and its A·z, B·z, C·z evaluated, on a producer thread while the backend works on proof k.
 
 At most ``depth`` synthesized witnesses wait in the queue (memory stays bounded however many proofs are asked
 for), and proofs come back in the order of the jobs. A failing job stops the pipeline and its error is raised
@@ -13,6 +13,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from cuzk.progress import Progress
 from cuzk.prover import Prover
 from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import Proof
@@ -21,12 +22,18 @@ _DONE = object()
 
 
 def prove_many(
-    prover: Prover, jobs: Iterable[Callable[[], Any]], *, depth: int = 1, randomness: Any = None
+    prover: Prover,
+    jobs: Iterable[Callable[[], Any]],
+    *,
+    depth: int = 1,
+    randomness: Any = None,
+    progress: Progress | None = None,
 ) -> Iterator[Proof]:
     """Yield one proof per job; each job is a callable that synthesizes and returns a satisfied ConstraintSystem.
 
     ``randomness``, if given, is a callable k → (r, s) for job k (tests and vectors); otherwise r, s are drawn
-    from ``secrets`` per proof.
+    from ``secrets`` per proof. ``progress`` hears of each finished proof. With the prover's self-check on, a
+    proof that does not verify raises ProofSelfCheckError naming job k.
     """
     if depth < 1:
         raise ParameterError(f"the pipeline depth must be at least 1, got {depth}")
@@ -40,7 +47,7 @@ def prove_many(
                     return
                 with prover.recorder.span("synthesis", job=k):
                     cs = job()
-                ready.put((k, cs))
+                ready.put((k, prover.evaluate(cs)))
         except BaseException as error:  # handed to the consumer, re-raised in order
             ready.put((None, error))
             return
@@ -56,7 +63,10 @@ def prove_many(
                     return
                 raise item
             r, s = randomness(k) if randomness is not None else (None, None)
-            yield prover.prove(item, r=r, s=s)
+            proof = prover.prove_assignment(item.z, item.a, item.b, item.c, r=r, s=s, index=k)
+            if progress is not None:
+                progress.proof_done()
+            yield proof
     finally:
         stop.set()
         while producer.is_alive():  # unblock a producer waiting on a full queue, then let it see `stop`

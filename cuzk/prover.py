@@ -4,16 +4,33 @@ them, and every phase timed at the engine, backend and internal levels (:mod:`cu
 
 A :class:`Prover` holds a proving key prepared once for its backends (bases converted to limb arrays, or handed to
 the backend to keep resident when it offers ``prepared_bases``) and proves any number of witnesses with it. The
-algebra is the reference's (:func:`~cuzk.reference.qap.witness_map` with the backend's NTT,
+algebra is the reference's (:func:`~cuzk.reference.qap.witness_map` with the backend's NTT, and the formula of
 :func:`~cuzk.reference.groth16.prover.assemble_proof`), so for fixed r, s the proof is the reference's, bit for bit.
+
+Where the time goes, and what the engine does about it (the ``--timings`` table shows each):
+
+- the witness crosses to limbs once: z first, so that B_G2 starts at once, then A·z, B·z, C·z while it runs;
+- the MSM results stay limbs, and the proof is assembled by three small MSMs on the backend (the reference's
+  ``assemble_proof`` does six scalar multiplications in pure Python: ~100 ms on BN254, the largest engine cost of a
+  2^12 proof) — the same group elements, so the same bytes;
+- scalars the witness makes free (zeros, ones) are the backend's business: the cpu backend drops the zeros and
+  sums the bases of the ones by plain additions inside ``msm_prepared`` (measured in :mod:`cuzk.backends.cpu.msm`);
+  the engine cannot do it for prepared bases, as the protocol has no index-based MSM over them.
+
+With ``verify`` (or ``CUZK_VERIFY=1``) every proof is checked with the verifying key, prepared once per Prover,
+before it is returned: a wrong proof (a faulty device, a backend bug) raises :class:`ProofSelfCheckError` naming
+the proof instead of leaving the prover.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -21,10 +38,12 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
+from cuzk.errors import ProofSelfCheckError
 from cuzk.formats.points import PointTable
 from cuzk.reference.errors import ParameterError, ProvingKeyError
-from cuzk.reference.groth16 import Proof, ProvingKey
-from cuzk.reference.groth16.prover import assemble_proof, check_shape
+from cuzk.reference.groth16 import PreparedVerifyingKey, Proof, ProvingKey, prepare_verifying_key
+from cuzk.reference.groth16.prover import check_shape
+from cuzk.reference.groth16.verifier import verify_proof
 from cuzk.reference.qap import witness_map
 from cuzk.timing import Recorder
 from cuzk.witness import CompiledR1CS
@@ -38,9 +57,44 @@ MSMS: tuple[tuple[str, str, str, str], ...] = (
     ("msm_b_g2", "b_g2", "g2", "b_g2_query"),
 )
 
+ENV_VERIFY = "CUZK_VERIFY"
+YIELD_EVERY = 4096  # values converted to limbs between two yields of the GIL (~1 ms)
+
+
+def verify_from_env() -> bool:
+    """Whether $CUZK_VERIFY asks for the self-check (1, true, yes, on)."""
+    return os.environ.get(ENV_VERIFY, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _internal_intervals(backend: Backend, started: float, ended: float) -> list[tuple[float, float]] | None:
+    """The intervals of the backend's own compute in the call that ran from ``started`` to ``ended`` on this
+    thread, clipped to the call; None when the backend does not report it."""
+    reported = getattr(backend, "last_internal_intervals", None)
+    intervals = reported() if callable(reported) else None
+    if intervals is not None:
+        return [(max(a, started), min(b, ended)) for a, b in intervals if a < ended and started < b]
+    seconds_of = getattr(backend, "last_internal_seconds", None)
+    seconds = seconds_of() if callable(seconds_of) else None
+    if seconds is None:
+        return None
+    return [(ended - min(seconds, ended - started), ended)]
+
 
 def _resolve(backend: Backend | str | None) -> Backend:
     return get_backend(backend) if backend is None or isinstance(backend, str) else backend
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A witness ready for the prover: z = (1, inputs…, aux…) and A·z, B·z, C·z on the domain, as ints."""
+
+    z: list[int]
+    a: list[int]
+    b: list[int]
+    c: list[int]
+
+
+SPAN_LIMIT = 4096  # spans the default recorder keeps: the last few dozen proofs
 
 
 class Prover:
@@ -49,7 +103,9 @@ class Prover:
     ``backend`` runs the NTTs and the G1 MSMs (a name, None for $CUZK_BACKEND/auto, or a backend object).
     ``g2_backend`` runs the B_G2 MSM (default: the same backend); with ``g2_in_parallel`` (default) it runs on a
     thread of its own, overlapping the H computation and the G1 MSMs, as the seed engine's tail MSM does.
-    ``window`` overrides every MSM's Pippenger window. Timings of the last proof are in ``recorder``.
+    ``window`` overrides every MSM's Pippenger window. ``verify`` checks every proof before returning it (default:
+    $CUZK_VERIFY). The timings of the latest proofs are in ``recorder`` (by default one that keeps the last
+    SPAN_LIMIT spans, so that a Prover running for days keeps flat memory; pass ``Recorder()`` to keep all).
     """
 
     def __init__(
@@ -61,18 +117,31 @@ class Prover:
         g2_in_parallel: bool = True,
         window: int | None = None,
         recorder: Recorder | None = None,
+        verify: bool | None = None,
     ) -> None:
         self.pk, self.curve = pk, pk.curve
         self.backend = _resolve(backend)
         self.g2_backend = self.backend if g2_backend is None else _resolve(g2_backend)
         self.g2_in_parallel, self.window = g2_in_parallel, window
-        self.recorder = recorder if recorder is not None else Recorder()
+        self.recorder = recorder if recorder is not None else Recorder(limit=SPAN_LIMIT)
+        self.verify = verify_from_env() if verify is None else verify
         self._lock = threading.Lock()
+        self._compile_lock = threading.Lock()
         self._compiled: CompiledR1CS | None = None
+        self._proofs = 0
         with self.recorder.span("prepare_bases"):
             self._bases = {
                 key: self._prepare(self._backend_for(group), group, getattr(pk, query)) for _, key, group, query in MSMS
             }
+            vk = pk.vk
+            self._constants = {  # the key's points of the assembly, as limbs
+                "g1": limbs.points_to_limbs(self.curve, "g1", [vk.alpha_g1, pk.beta_g1, pk.delta_g1]),
+                "g2": limbs.points_to_limbs(self.curve, "g2", [vk.beta_g2, vk.delta_g2]),
+            }
+        self._pvk: PreparedVerifyingKey | None = None
+        if self.verify:
+            with self.recorder.span("prepare_vk"):
+                self._pvk = prepare_verifying_key(pk.vk)
 
     def _backend_for(self, group: str) -> Backend:
         return self.g2_backend if group == "g2" else self.backend
@@ -82,40 +151,43 @@ class Prover:
         read in bulk from a file (a .zkey); handed to the backend to keep resident when it can."""
         array = points.limbs if isinstance(points, PointTable) else limbs.points_to_limbs(self.curve, group, points)
         if has_capability(backend, PREPARED_BASES):
-            return backend.prepare_bases(self.curve, group, array)  # type: ignore[attr-defined]
+            return self._timed_call(
+                backend,
+                "prepare_bases",
+                lambda: backend.prepare_bases(self.curve, group, array),  # type: ignore[attr-defined]
+            )
         return array
 
     # --- the backend calls, each timed at the three levels -----------------------------------------------------
 
-    def _timed_call(self, backend: Backend, name: str, call: Any) -> Any:
+    def _timed_call(self, backend: Backend, name: str, call: Callable[[], Any]) -> Any:
         """Run one backend call; record it at the backend level, and at the internal level when the backend
-        reports the compute time of the calling thread's last call (``last_internal_seconds()``)."""
+        reports the compute time of the calling thread's last call (``last_internal_seconds()``): at the
+        ``perf_counter`` intervals of ``last_internal_intervals()`` when the backend offers them (the cpu backend),
+        else as one span of that length ending with the call (its kernels run after validation and queueing)."""
         started = time.perf_counter()
         result = call()
         ended = time.perf_counter()
-        self.recorder.add(name, "backend", started, ended)
-        internal = getattr(backend, "last_internal_seconds", None)
-        seconds = internal() if callable(internal) else None
-        if seconds is not None:
-            self.recorder.add(name, "internal", ended - seconds, ended)
+        intervals = _internal_intervals(backend, started, ended)
+        self.recorder.add(name, "backend", started, ended, internal=intervals is not None)
+        for start, end in intervals or ():
+            self.recorder.add(name, "internal", start, end)
         return result
 
-    def _msm(self, name: str, key: str, group: str, scalars: np.ndarray) -> Any:
-        """One MSM of the proof on its backend; ``scalars`` are (n, 4) canonical limbs."""
+    def _msm(self, name: str, key: str, group: str, scalars: np.ndarray) -> np.ndarray:
+        """One MSM of the proof on its backend; ``scalars`` are (n, 4) canonical limbs; the result stays limbs."""
         backend = self._backend_for(group)
         with self.recorder.span(name, group=group, n=len(scalars)):
             bases = self._bases[key]
             if has_capability(backend, PREPARED_BASES):
-                result = self._timed_call(
+                return self._timed_call(
                     backend,
                     name,
                     lambda: backend.msm_prepared(bases, scalars, window=self.window),  # type: ignore[attr-defined]
                 )
-            else:
-                result = self._timed_call(
-                    backend, name, lambda: backend.msm(self.curve, group, bases, scalars, window=self.window)
-                )
-            return limbs.limbs_to_point(self.curve, group, result)
+            return self._timed_call(
+                backend, name, lambda: backend.msm(self.curve, group, bases, scalars, window=self.window)
+            )
 
     def _ntt(self, values: list[Any], *, inverse: bool = False, coset: bool = False) -> list[Any]:
         name = "ntt" + ("_inverse" if inverse else "") + ("_coset" if coset else "")
@@ -140,55 +212,150 @@ class Prover:
                 lambda: self.backend.compute_h(self.curve, a, b, c, reduction=reduction),  # type: ignore[attr-defined]
             )
 
+    def _combine(self, name: str, group: str, bases: list[np.ndarray], scalars: list[int]) -> np.ndarray:
+        """Σ scalars[i]·bases[i] for a handful of points (one affine point each), on the group's backend."""
+        backend = self._backend_for(group)
+        points = np.stack(bases)
+        k = limbs.ints_to_limbs(scalars, limbs.FR_LIMBS)
+        return self._timed_call(backend, name, lambda: backend.msm(self.curve, group, points, k))
+
+    def _assemble_g2(self, b_g2: np.ndarray, s: int) -> np.ndarray:
+        """[B]₂ = [β]₂ + Σ z_j·b_g2_query[j] + s·[δ]₂."""
+        beta_g2, delta_g2 = self._constants["g2"]
+        with self.recorder.span("assemble_g2"):
+            return self._combine("assemble_g2", "g2", [beta_g2, b_g2, delta_g2], [1, 1, s])
+
+    def _assemble(self, sums: dict[str, np.ndarray], b_g2: np.ndarray, r: int, s: int) -> Proof:
+        """The proof from the MSM results, by the formula of the reference's ``assemble_proof``:
+
+        [A]₁ = [α]₁ + Σ z_j·a_query[j] + r·[δ]₁          [B]₁ = [β]₁ + Σ z_j·b_g1_query[j] + s·[δ]₁
+        [C]₁ = Σ l + Σ h + s·[A]₁ + r·[B]₁ − r·s·[δ]₁ = Σ l + Σ h + s·([α]₁ + Σ a) + r·([β]₁ + Σ b) + r·s·[δ]₁
+
+        each a small MSM on the backend (the last form needs neither A nor B first).
+        """
+        alpha, beta, delta = self._constants["g1"]
+        order = self.curve.r
+        with self.recorder.span("assemble"):
+            a = self._combine("assemble", "g1", [alpha, sums["a"], delta], [1, 1, r])
+            c = self._combine(
+                "assemble",
+                "g1",
+                [sums["l"], sums["h"], alpha, sums["a"], beta, sums["b_g1"], delta],
+                [1, 1, s, s, r, r, r * s % order],
+            )
+            points = [limbs.limbs_to_point(self.curve, g, p) for g, p in (("g1", a), ("g2", b_g2), ("g1", c))]
+            return Proof(a=points[0], b=points[1], c=points[2])
+
+    def _b_g2(self, z: np.ndarray, s: int) -> np.ndarray:
+        """The B_G2 MSM and [B]₂ (the tail of the seed engine, on its own thread when g2_in_parallel)."""
+        return self._assemble_g2(self._msm("msm_b_g2", "b_g2", "g2", z), s)
+
     # --- proving -----------------------------------------------------------------------------------------------
+
+    def compile(self, cs: Any) -> None:
+        """Compile the circuit's matrices now (else the first proof does it): ``cs`` is any constraint system of
+        the circuit the key was made for."""
+        self._compiled_for(cs)
 
     def _compiled_for(self, cs: Any) -> CompiledR1CS:
         """The circuit's matrices, compiled once (from the first constraint system proved) and checked to have the
         key's shape; every later witness is checked against these, the matrices the key was made for."""
-        if self._compiled is None:
-            check_shape(self.pk, cs)
-            self._compiled = CompiledR1CS.from_cs(cs)
-        return self._compiled
+        with self._compile_lock:
+            if self._compiled is None:
+                with self.recorder.span("compile_circuit"):
+                    check_shape(self.pk, cs)
+                    self._compiled = CompiledR1CS.from_cs(cs)
+            return self._compiled
 
-    def prove(self, cs: Any, *, r: Any = None, s: Any = None) -> Proof:
-        """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given."""
+    def evaluate(self, cs: Any) -> Assignment:
+        """The witness side of a proof of the satisfied constraint system ``cs``: z and A·z, B·z, C·z (checked to
+        satisfy every constraint). Thread-safe: a pipeline evaluates witness k + 1 while proof k is computed."""
+        compiled = self._compiled_for(cs)
         with self.recorder.span("qap_evaluations"):
-            compiled = self._compiled_for(cs)
             z = [v.value for v in cs.full_assignment()]
             a, b, c = compiled.evaluate(z)
-        return self.prove_assignment(z, a, b, c, r=r, s=s)
+        return Assignment(z, a, b, c)
+
+    def prove(self, cs: Any, *, r: Any = None, s: Any = None, index: int | None = None) -> Proof:
+        """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given.
+        Giving r and s is insecure (they must be secret and fresh for every proof): for tests and vectors only."""
+        w = self.evaluate(cs)
+        return self.prove_assignment(w.z, w.a, w.b, w.c, r=r, s=s, index=index)
 
     def prove_assignment(
-        self, z: list[Any], a: list[Any], b: list[Any], c: list[Any], *, r: Any = None, s: Any = None
+        self,
+        z: list[Any],
+        a: list[Any],
+        b: list[Any],
+        c: list[Any],
+        *,
+        r: Any = None,
+        s: Any = None,
+        index: int | None = None,
     ) -> Proof:
         """The proof from the full assignment z = (1, inputs…, aux…) and the values a, b, c of A·z, B·z, C·z on the
         domain (elements of Fr or ints in [0, r)); what a .zkey-based prover computes from the key's coefficients
         instead of a circuit. The witness is trusted to satisfy the constraints: a wrong one gives a proof that
-        does not verify."""
+        does not verify (and, with the self-check on, raises ProofSelfCheckError). ``index`` names the proof in
+        that error (default: the number of proofs this Prover made before)."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
             raise ParameterError("give both r and s, or neither")
         if r is None:
             r, s = fr(secrets.randbelow(fr.MODULUS)), fr(secrets.randbelow(fr.MODULUS))
+        r_int, s_int = (v.value if hasattr(v, "value") else int(v) % fr.MODULUS for v in (r, s))
         if len(z) != self.pk.num_variables:
             raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
         # one proof at a time per Prover: the backends' prepared bases and the recorder are shared state
-        with self._lock, self.recorder.span("prove"):
-            with self.recorder.span("witness_to_limbs"):
-                z_limbs, a_l, b_l, c_l = (self._to_limbs(v) for v in (z, a, b, c))
-            scalars = {"a": z_limbs, "b_g1": z_limbs, "b_g2": z_limbs, "l": z_limbs[self.pk.num_inputs :]}
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
-                b_g2: Future[Any] | None = None
-                if self.g2_in_parallel:
-                    b_g2 = pool.submit(self._msm, "msm_b_g2", "b_g2", "g2", scalars["b_g2"])
-                with self.recorder.span("h"):
-                    scalars["h"] = self._h(a_l, b_l, c_l)
-                sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
-                with self.recorder.span("wait_b_g2"):
-                    sums["b_g2"] = b_g2.result() if b_g2 is not None else self._msm("msm_b_g2", "b_g2", "g2", z_limbs)
-            with self.recorder.span("assemble"):
-                return assemble_proof(self.pk, sums, r=r, s=s)
+        with self._lock:
+            number = self._proofs if index is None else index
+            self._proofs += 1
+            with self.recorder.span("prove", proof=number):
+                proof = self._prove(z, a, b, c, r_int, s_int)
+            if self._pvk is not None:
+                with self.recorder.span("self_check", proof=number):
+                    public = [fr(int(x)) for x in z[1 : self.pk.num_inputs]]
+                    if not verify_proof(self._pvk, public, proof):
+                        raise ProofSelfCheckError(number)
+            return proof
 
-    def _to_limbs(self, values: list[Any]) -> np.ndarray:
-        """Fr elements or ints as (n, 4) limbs (an int ≥ r is refused by the backend's input validation)."""
-        return limbs.ints_to_limbs([int(v) for v in values], limbs.FR_LIMBS)
+    def _prove(self, z: list[Any], a: list[Any], b: list[Any], c: list[Any], r: int, s: int) -> Proof:
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
+            with self.recorder.span("witness_to_limbs", part="z"):
+                z_limbs = self._to_limbs(z)
+            b_g2: Future[np.ndarray] | None = None
+            if self.g2_in_parallel:  # started first: the longest MSM, on its own thread
+                b_g2 = pool.submit(self._b_g2, z_limbs, s)
+            with self.recorder.span("witness_to_limbs", part="a, b, c"):
+                a_l, b_l, c_l = (self._to_limbs(v, yielding=b_g2 is not None) for v in (a, b, c))
+            scalars = {"a": z_limbs, "b_g1": z_limbs, "l": z_limbs[self.pk.num_inputs :]}
+            with self.recorder.span("h"):
+                scalars["h"] = self._h(a_l, b_l, c_l)
+            sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
+            with self.recorder.span("wait_b_g2"):
+                b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_limbs, s)
+        return self._assemble(sums, b_g2_point, r, s)
+
+    @staticmethod
+    def _to_limbs(values: list[Any], *, yielding: bool = False) -> np.ndarray:
+        """Ints (or Fr elements) as (n, 4) limbs (an int ≥ r is refused by the backend's input validation).
+
+        With ``yielding``, in chunks with a yield of the GIL between them: the conversion is a Python loop, and
+        while it runs the B_G2 thread, just started, needs the GIL for each step of its call (validation, each hand
+        -off to the kernels); without the yields it waits out the interpreter's 5 ms switch interval at every step
+        and its kernels start ~30 ms late at 2^16 (measured: the first gap of the proof, in which no kernel runs).
+        """
+        if not yielding or len(values) <= YIELD_EVERY:
+            return Prover._convert(values)
+        parts = []
+        for start in range(0, len(values), YIELD_EVERY):
+            parts.append(Prover._convert(values[start : start + YIELD_EVERY]))
+            time.sleep(0)  # let a thread waiting for the GIL take it
+        return np.concatenate(parts)
+
+    @staticmethod
+    def _convert(values: list[Any]) -> np.ndarray:
+        try:
+            return limbs.ints_to_limbs(values, limbs.FR_LIMBS)  # ints: no pass through int()
+        except AttributeError:
+            return limbs.ints_to_limbs([int(v) for v in values], limbs.FR_LIMBS)

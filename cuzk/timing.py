@@ -8,10 +8,23 @@ serial glue) was invisible until both levels were printed side by side. cuzk rec
     internal  the time the backend reports for its own compute (device events on a GPU, the compiled kernel on
               the CPU); absent when the backend does not measure it
 
-and reports *overhead = engine − internal* (or engine − backend when no internal time exists).
+Overhead, precisely. Per phase (a row of the table), *overhead = engine − internal* (engine − backend when the
+backend reports no internal time): the wrapper's time outside the kernels. For the proof as a whole the phases
+cannot simply be summed, because they run concurrently: the B_G2 MSM runs on its own thread beside H and the G1
+MSMs, and on a CPU backend they share the cores, so a phase's wrapper also holds the time its kernels wait for
+cores busy with another phase's kernels — compute, not overhead. The total's overhead is therefore
+
+    overhead = T − |⋃ compute spans|       (T: the wall time of the ``prove`` spans)
+
+the seconds of the proof in which no backend kernel ran on any thread: conversions, validation, glue, the
+assembly's Python, waits. The compute spans are the internal spans (the backend spans of the calls whose backend
+reports no internal time), clipped to the ``prove`` spans. For a proof whose phases run one after another on one
+thread this is Σ (engine − internal) over its phases plus the time between them; with B_G2 beside the rest it is
+smaller than that sum, by the waiting for cores and by the glue hidden under the other thread's kernels.
 
 Spans are recorded by a :class:`Recorder` shared by every thread of a proof; :func:`chrome_trace` writes them as a
-Chrome-trace JSON file (open it in Perfetto, ui.perfetto.dev, or chrome://tracing), one row per thread.
+Chrome-trace JSON file (open it in Perfetto, ui.perfetto.dev, or chrome://tracing), one row per thread. Listeners
+(:meth:`Recorder.listen`, e.g. the progress display) hear every engine-level span as it starts.
 """
 
 from __future__ import annotations
@@ -20,7 +33,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,12 +60,24 @@ class Span:
 
 
 class Recorder:
-    """A thread-safe list of spans for one or more proofs."""
+    """A thread-safe list of spans for one or more proofs.
 
-    def __init__(self) -> None:
+    With ``limit`` it keeps about the latest ``limit`` spans (the oldest are dropped in batches, counted in
+    ``dropped``), so that a long-running prover's memory stays flat; without, it keeps every span. ``mark()`` and
+    ``since(mark)`` give the spans added after a point whatever was dropped meanwhile.
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
         self._lock = threading.Lock()
         self.spans: list[Span] = []
+        self.limit = limit
+        self.dropped = 0
         self.origin = time.perf_counter()
+        self._listeners: list[Callable[[str, dict[str, Any]], None]] = []
+
+    def listen(self, listener: Callable[[str, dict[str, Any]], None]) -> None:
+        """Call ``listener(name, args)`` whenever an engine-level span starts (on the thread that starts it)."""
+        self._listeners.append(listener)
 
     def add(self, name: str, level: str, start: float, end: float, **args: Any) -> None:
         if level not in LEVELS:
@@ -60,9 +85,25 @@ class Recorder:
         span = Span(name, level, start - self.origin, end - self.origin, threading.current_thread().name, args)
         with self._lock:
             self.spans.append(span)
+            if self.limit is not None and len(self.spans) > self.limit + self.limit // 4:
+                excess = len(self.spans) - self.limit
+                del self.spans[:excess]
+                self.dropped += excess
+
+    def mark(self) -> int:
+        """A position in the stream of spans: how many were ever added."""
+        with self._lock:
+            return self.dropped + len(self.spans)
+
+    def since(self, mark: int) -> list[Span]:
+        """The spans added after ``mark`` that are still kept."""
+        with self._lock:
+            return self.spans[max(0, mark - self.dropped) :]
 
     @contextmanager
     def span(self, name: str, level: str = "engine", **args: Any) -> Iterator[None]:
+        for listener in self._listeners:
+            listener(name, args)
         started = time.perf_counter()
         try:
             yield
@@ -148,52 +189,108 @@ def phase_rows(recorder: Recorder) -> list[PhaseRow]:
 
 
 def overlap_seconds(recorder: Recorder, a: str, b_names: list[str]) -> float:
-    """How long the span(s) ``a`` ran at the same time as any of ``b_names`` (engine level)."""
-    wa = recorder.window(a)
-    if wa is None:
-        return 0.0
+    """How long the span(s) ``a`` ran at the same time as any of ``b_names`` (engine level; the ``b_names`` spans
+    are taken not to overlap each other, as the phases of one thread do)."""
     total = 0.0
-    for s in recorder.spans:
-        if s.level == "engine" and s.name in b_names:
-            total += max(0.0, min(wa[1], s.end) - max(wa[0], s.start))
+    for sa in recorder.spans:
+        if sa.level == "engine" and sa.name == a:
+            for s in recorder.spans:
+                if s.level == "engine" and s.name in b_names:
+                    total += max(0.0, min(sa.end, s.end) - max(sa.start, s.start))
     return total
 
 
-def timings_table(recorder: Recorder, *, total: str = "prove") -> list[str]:
-    """The ``--timings`` table: each phase at the three levels, its overhead, and the B_G2 overlap.
+def union_seconds(intervals: Iterable[tuple[float, float]]) -> float:
+    """The total length of the union of the intervals (start, end)."""
+    total, covered_to = 0.0, float("-inf")
+    for start, end in sorted(intervals):
+        if end > covered_to:
+            total += end - max(start, covered_to)
+            covered_to = end
+    return total
 
-    Nested phases (``h`` contains the NTTs; ``prove`` contains everything) are listed as recorded; the summary line
-    relates the backend's internal seconds to the engine's total of ``total``.
+
+def compute_spans(recorder: Recorder) -> list[Span]:
+    """The spans in which a backend computed: every internal span, and the backend span of each call whose
+    backend reported no internal time (recorded with ``internal=False``)."""
+    return [
+        s
+        for s in recorder.spans
+        if s.level == "internal" or (s.level == "backend" and not s.args.get("internal", False))
+    ]
+
+
+@dataclass(frozen=True)
+class Overhead:
+    """The total of the ``prove`` spans split into backend compute and engine overhead (see the module doc)."""
+
+    total: float
+    compute: float
+
+    @property
+    def overhead(self) -> float:
+        return max(0.0, self.total - self.compute)
+
+    @property
+    def fraction(self) -> float:
+        return self.overhead / self.total if self.total > 0 else 0.0
+
+
+def overhead(recorder: Recorder, *, total: str = "prove") -> Overhead | None:
+    """T (the wall time of the ``total`` spans) and the seconds within them in which some backend kernel ran on
+    some thread; None when no ``total`` span was recorded."""
+    outer = [s for s in recorder.spans if s.name == total and s.level == "engine"]
+    if not outer:
+        return None
+    clipped = [
+        (max(c.start, o.start), min(c.end, o.end))
+        for c in compute_spans(recorder)
+        for o in outer
+        if c.start < o.end and o.start < c.end
+    ]
+    return Overhead(sum(o.seconds for o in outer), union_seconds(clipped))
+
+
+def _inside(recorder: Recorder, name: str, total: str) -> bool:
+    """Whether every engine span ``name`` lies within some ``total`` span (a phase of the proof)."""
+    outer = [(s.start, s.end) for s in recorder.spans if s.name == total and s.level == "engine"]
+    spans = [s for s in recorder.spans if s.name == name and s.level == "engine"]
+    return bool(outer) and all(any(a <= s.start and s.end <= b for a, b in outer) for s in spans)
+
+
+def timings_table(recorder: Recorder, *, total: str = "prove") -> list[str]:
+    """The ``--timings`` table: each phase at the three levels with its overhead (engine − internal), the B_G2
+    overlap, and the total split into backend compute and engine overhead (the definition in the module doc).
+
+    Phases of the proof (inside the ``total`` spans) are indented under it; nested phases (``h`` holds
+    ``compute_h``) are listed as recorded. Phases outside the total (preparing the key, synthesis, the witness's
+    evaluation, the self-check) are listed unindented and count in neither side of the summary.
     """
 
     def cell(x: float | None) -> str:
         return f"{x * 1e3:10.2f}" if x is not None else f"{'-':>10}"
 
-    lines = [f"{'phase':<18}{'engine ms':>10}{'backend ms':>11}{'internal ms':>12}{'overhead ms':>12}"]
+    lines = [f"{'phase':<20}{'engine ms':>10}{'backend ms':>11}{'internal ms':>12}{'overhead ms':>12}"]
     for row in phase_rows(recorder):
-        lines.append(f"{row.phase:<18}{cell(row.engine)}{cell(row.backend)} {cell(row.internal)} {cell(row.overhead)}")
+        label = ("  " if row.phase != total and _inside(recorder, row.phase, total) else "") + row.phase
+        lines.append(f"{label:<20}{cell(row.engine)}{cell(row.backend)} {cell(row.internal)} {cell(row.overhead)}")
     g1 = [n for n in recorder.names() if n.startswith("msm_") and n.endswith("_g1")]
     g2_window = recorder.window("msm_b_g2")
     if g2_window is not None:
-        g2 = g2_window[1] - g2_window[0]
+        g2 = recorder.seconds("msm_b_g2")
         lines.append(
             f"B_G2 ran {g2 * 1e3:.2f} ms, of which {overlap_seconds(recorder, 'msm_b_g2', [*g1, 'h']) * 1e3:.2f} ms "
             "overlapped H and the G1 MSMs"
         )
-    prove_spans = [sp for sp in recorder.spans if sp.name == total and sp.level == "engine"]
-    if prove_spans:
-        whole = sum(sp.seconds for sp in prove_spans)
-        main = {sp.thread for sp in prove_spans}
-        compute = 0.0
-        for name in recorder.names("backend"):
-            level = "internal" if recorder.seconds(name, "internal") else "backend"
-            compute += sum(
-                sp.seconds for sp in recorder.spans if sp.name == name and sp.level == level and sp.thread in main
-            )
-        waiting = recorder.seconds("wait_b_g2")
-        overhead = max(0.0, whole - compute - waiting)
+    split = overhead(recorder, total=total)
+    if split is not None:
         lines.append(
-            f"{total}: {whole * 1e3:.2f} ms = backend compute {compute * 1e3:.2f} ms + waiting for B_G2 "
-            f"{waiting * 1e3:.2f} ms + engine overhead {overhead * 1e3:.2f} ms ({overhead / whole:.0%})"
+            f"{total}: {split.total * 1e3:.2f} ms = backend compute {split.compute * 1e3:.2f} ms + engine overhead "
+            f"{split.overhead * 1e3:.2f} ms ({split.fraction:.1%})"
+        )
+        lines.append(
+            "  overhead: the time of the proof in which no backend kernel ran on any thread (T − |∪ internal "
+            "spans|); a row's overhead is its engine − internal, which also counts waiting for cores that "
+            "another phase's kernels hold"
         )
     return lines

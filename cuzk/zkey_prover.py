@@ -119,7 +119,7 @@ class ZkeyProver(Prover):
         """The proof for ``witness``; with ``r1cs`` the witness is first checked to satisfy it. The seconds of the
         phases (engine level) are in the result and, at every level, in ``recorder``."""
         zkey = self.zkey
-        first = len(self.recorder.spans)
+        first = self.recorder.mark()
         with self.recorder.span("check_witness"):
             check_witness_fits(witness, zkey.curve.r, zkey.num_variables, zkey.path)
             if r1cs is not None:
@@ -130,7 +130,7 @@ class ZkeyProver(Prover):
             a, b, c = (to_reference_order(zkey, v) for v in qap_evaluations(zkey, z, self.compiled))
         proof = self.prove_assignment(z, a, b, c, r=r, s=s)
         seconds: dict[str, float] = {}
-        for span in self.recorder.spans[first:]:
+        for span in self.recorder.since(first):
             if span.level == "engine":
                 seconds[span.name] = seconds.get(span.name, 0.0) + span.seconds
         return ZkeyProof(proof, z[1 : zkey.num_public + 1], seconds)

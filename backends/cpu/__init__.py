@@ -3,7 +3,8 @@
 Modules: :mod:`.params` (constants from the reference's curve data), :mod:`.emit` (the LLVM IR of limb
 arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as numba intrinsics), :mod:`.curve`
 (G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums),
-:mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.jit` (numba options, disk cache).
+:mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (many multiples of a
+generator, for a setup), :mod:`.clock` (the internal time of a call), :mod:`.jit` (numba options, disk cache).
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk: about 53 s once per machine for every kernel of both curves, then about 1 s to load), when a backend method
@@ -12,20 +13,28 @@ first needs them.
 Threads: ``threads`` (default: numba's NUMBA_NUM_THREADS, i.e. the usable cores) nogil kernels run on one
 :class:`~concurrent.futures.ThreadPoolExecutor`; calls from several Python threads at once are safe (the engine
 runs the G2 MSM beside the G1 MSMs).
+
+Internal time: ``last_internal_seconds()`` is, for the calling thread's last call, the wall-clock seconds in which
+at least one of the call's compiled kernels was running (:mod:`.clock`): input validation, planning, allocation and
+result conversion in Python, and waiting for pool threads busy with another thread's call, are left out, so the
+engine's overhead column (wrapper − internal) shows them.
 """
 
 from __future__ import annotations
 
 import platform
 import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from functools import cache
+from contextlib import contextmanager
+from functools import cache, wraps
 from importlib import metadata
 from typing import Any
 
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.cpu.clock import KernelClock, KernelPool
 from cuzk.backends.protocol import (
     COMPUTE_H,
     FIELD_OPS,
@@ -34,10 +43,13 @@ from cuzk.backends.protocol import (
     WINDOW,
     BackendBase,
     PreparedBases,
+    check_group,
+    check_scalars,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError, ParameterError, UnsatisfiedConstraintError
-from cuzk.reference.msm import window_count
+
+CLOCK = KernelClock()  # one per process: "the calling thread's last call" of any cpu backend instance
 
 
 class QuotientNotDivisibleError(UnsatisfiedConstraintError, ValueError):
@@ -61,12 +73,13 @@ class _Runtime:
     and process, shared by every CpuBackend instance (the registry makes a new instance after each refresh)."""
 
     def __init__(self, threads: int) -> None:
-        from cuzk.backends.cpu import fieldops, msm, ntt, params
+        from cuzk.backends.cpu import fieldops, fixed_base, msm, ntt, params
 
-        self.fieldops, self.msm, self.ntt, self.params = fieldops, msm, ntt, params
+        self.fieldops, self.fixed_base, self.msm, self.ntt, self.params = fieldops, fixed_base, msm, ntt, params
         self.threads = threads
-        self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="cuzk-cpu")
+        self.pool = KernelPool(ThreadPoolExecutor(self.threads, thread_name_prefix="cuzk-cpu"), CLOCK)
         self.ntts: dict[str, Any] = {}
+        self.tables: dict[tuple[str, str], Any] = {}
         self.lock = threading.Lock()
 
     def curve(self, curve: Curve) -> Any:
@@ -77,6 +90,19 @@ class _Runtime:
             if curve.name not in self.ntts:
                 self.ntts[curve.name] = self.ntt.Ntt(self.curve(curve), self.pool, self.threads)
             return self.ntts[curve.name]
+
+    def generator_table(self, curve: Curve, group: str) -> Any:
+        """The fixed-base table of ``group``'s generator (built on first use, ~0.1 s)."""
+        with self.lock:
+            if (curve.name, group) not in self.tables:
+                F = self.curve(curve).fq.consts
+                generator = limbs.point_to_limbs(curve, group, limbs.group_of(curve, group).generator)
+                like = F.one if group == "g1" else (F.one, F.one)
+                degree = 1 if group == "g1" else 2
+                self.tables[curve.name, group] = self.fixed_base.FixedBase(
+                    generator, degree, like, F, self.pool, self.threads
+                )
+            return self.tables[curve.name, group]
 
 
 _RUNTIMES: dict[int, _Runtime] = {}
@@ -91,6 +117,17 @@ def _runtime(threads: int | None) -> _Runtime:
         if count not in _RUNTIMES:
             _RUNTIMES[count] = _Runtime(count)
         return _RUNTIMES[count]
+
+
+def _measured(hook: Callable[..., Any]) -> Callable[..., Any]:
+    """A backend hook whose kernel time is recorded for the calling thread (see :mod:`.clock`)."""
+
+    @wraps(hook)
+    def measured(self: CpuBackend, *args: Any) -> Any:
+        with self._measure():
+            return hook(self, *args)
+
+    return measured
 
 
 class CpuBackend(BackendBase):
@@ -112,6 +149,21 @@ class CpuBackend(BackendBase):
     def runtime(self) -> _Runtime:
         """The loaded kernels and thread pool (imports numba and the kernel modules on the first call)."""
         return _runtime(self._threads)
+
+    @contextmanager
+    def _measure(self) -> Iterator[None]:
+        with CLOCK.measure():
+            yield
+
+    def last_internal_seconds(self) -> float | None:
+        """The seconds the calling thread's last call spent in compiled kernels (the engine's "internal" level):
+        the union of the intervals in which any of its kernels ran, on any thread of the pool."""
+        return CLOCK.last_seconds()
+
+    def last_internal_intervals(self) -> list[tuple[float, float]] | None:
+        """Where those seconds lie: disjoint ``time.perf_counter()`` intervals (an optional extension of the
+        protocol's ``last_internal_seconds``; the engine places its internal spans by them when offered)."""
+        return CLOCK.last_intervals()
 
     def describe(self) -> dict[str, Any]:
         versions = {"numpy": np.__version__}
@@ -136,6 +188,7 @@ class CpuBackend(BackendBase):
         """An element of the coordinate field of ``group``: numba specializes the kernels on its type."""
         return F.one if group == "g1" else (F.one, F.one)
 
+    @_measured
     def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> Any:
         rt = self.runtime()
         F = rt.curve(curve).fq.consts
@@ -143,21 +196,46 @@ class CpuBackend(BackendBase):
 
     def _msm_points(self, curve: Curve, group: str, points: Any, scalars: np.ndarray, window: int | None) -> np.ndarray:
         rt = self.runtime()
-        c = rt.msm.default_window(len(points), curve.r.bit_length(), rt.threads) if window is None else window
-        out = rt.msm.msm(points, scalars, c, window_count(curve.r.bit_length(), c), rt.pool, rt.threads)
+        out = rt.msm.msm_auto(points, scalars, window, rt.pool, rt.threads)
         return out.reshape(limbs.point_shape(curve, group))
 
+    @_measured
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
         return self._msm_points(curve, group, self._prepare_bases(curve, group, bases), scalars, window)
 
+    @_measured
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
         return self._msm_points(handle.curve, handle.group, handle.payload, scalars, window)
 
+    @_measured
+    def _msm_batch(
+        self,
+        curve: Curve,
+        group: str,
+        bases: list[np.ndarray | PreparedBases],
+        scalars: list[np.ndarray],
+        windows: list[int | None],
+    ) -> np.ndarray:
+        return super()._msm_batch(curve, group, bases, scalars, windows)
+
+    # --- many multiples of a generator (not in the protocol: the engine's setup uses it when offered) ----------
+
+    def generator_multiples(self, curve: Curve | str, group: str, scalars: np.ndarray) -> np.ndarray:
+        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i: the points of a Groth16 setup,
+        as (n, 2, L) or (n, 2, 2, L) canonical affine limbs (the identity as zeros) equal to the reference's."""
+        c, g = self._ready(curve), check_group(group)
+        check_scalars(c, scalars)
+        with self._measure():
+            flat = self.runtime().generator_table(c, g)(scalars)
+        return flat.reshape(len(scalars), *limbs.point_shape(c, g))
+
     # --- NTT and H ----------------------------------------------------------------------------------------------
 
+    @_measured
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
         return self.runtime().ntt_of(curve).transform(values, inverse, coset)
 
+    @_measured
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
         h = self.runtime().ntt_of(curve).compute_h(a, b, c, reduction)
         if reduction == "circom":
@@ -172,13 +250,15 @@ class CpuBackend(BackendBase):
 
     # --- field operations ---------------------------------------------------------------------------------------
 
+    @_measured
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         rt = self.runtime()
         params = rt.curve(curve)
         if op == "inverse" and not np.all(a.any(axis=1)):
             row = int(np.argmin(a.any(axis=1)))
             raise NotInvertibleError(f"a[{row}]: 0 has no inverse in {curve.name}.{field.capitalize()}")
-        return rt.fieldops.field_op((params.fr if field == "fr" else params.fq).consts, op, a, b)
+        consts = (params.fr if field == "fr" else params.fq).consts
+        return rt.pool.call(rt.fieldops.field_op, consts, op, a, b)
 
 
 __all__ = ["CpuBackend", "QuotientNotDivisibleError"]

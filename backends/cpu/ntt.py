@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numba import njit
 
+from cuzk.backends.cpu.clock import KernelPool
 from cuzk.backends.cpu.field import add as fadd
 from cuzk.backends.cpu.field import from_mont, load, mul, store, sub
 from cuzk.backends.cpu.jit import JIT
@@ -138,7 +138,7 @@ def quotient_terms(a: np.ndarray, b: np.ndarray, c: np.ndarray, factor: Any, sta
 class Ntt:
     """The transforms of one curve's Fr, sharing a thread pool; thread-safe."""
 
-    def __init__(self, params: CurveParams, pool: ThreadPoolExecutor, threads: int) -> None:
+    def __init__(self, params: CurveParams, pool: KernelPool, threads: int) -> None:
         self.params, self.fr, self.F = params, params.fr, params.fr.consts
         self.pool, self.threads = pool, threads
         self.twiddles = np.zeros((1, 4), np.uint64)
@@ -155,9 +155,9 @@ class Ntt:
         spans = self._spans(start, stop, parallel)
         if len(spans) <= 1:
             for a, b in spans:
-                kernel(a, b)
+                self.pool.call(kernel, a, b)
         else:
-            list(self.pool.map(lambda ab: kernel(*ab), spans))
+            self.pool.map(lambda ab: kernel(*ab), spans)
 
     def _mont(self, value: int) -> tuple[np.uint64, ...]:
         return self.fr.mont_tuple(value)

@@ -2,12 +2,13 @@
 # The cuda backend on an NVIDIA GPU: its tests, the full conformance suite, then MSM/NTT timings
 # (benchmarks/gpu/cuda_bench.py). Run from the repository root on the GPU machine; test-only packages
 # (hypothesis and its needs) come as wheels in .whl/ when that machine has no registry access. STAGES picks the
-# steps (default "tests conformance bench"); BENCH_ARGS is passed to cuda_bench.py. Report files go to $OUT
+# steps (default "tests conformance bench proof"); BENCH_ARGS is passed to cuda_bench.py; the proof step proves
+# a MiMC circuit of PROOF_CONSTRAINTS (default 1040000: a 2^20 domain) PROOFS times per curve with --timings. Report files go to $OUT
 # (the lent-device tool) or ./out. CuPy's kernel cache is kept in .cupy_cache and packed into $OUT so that a later
 # run on a fresh machine can start from it.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
-STAGES=${STAGES:-tests conformance bench}
+STAGES=${STAGES:-tests conformance bench proof}
 if compgen -G ".whl/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
   export PYTHONPATH=/tmp/site
@@ -20,9 +21,14 @@ for stage in $STAGES; do
   started=$(date +%s)
   case $stage in
     tests) python3 -m pytest -q -p no:cacheprovider tests/backends/test_gpu.py tests/backends/test_cuda_setup.py \
-             -k "cuda or Cuda" -x 2>&1 | tail -25 ;;
+             -k "${TEST_K:-cuda or Cuda}" -x 2>&1 | tail -25 ;;
     conformance) python3 -m cuzk.conformance --backend cuda --json "$OUT/conformance_cuda.json" 2>&1 | tail -14 ;;
     bench) python3 benchmarks/gpu/cuda_bench.py --json "$OUT/cuda_bench.json" ${BENCH_ARGS:-} 2>&1 ;;
+    proof) for curve in ${PROOF_CURVES:-bn254 bls12_381}; do
+             python3 -m cuzk.cli prove --backend cuda --circuit mimc --curve "$curve" --quiet --timings \
+               --constraints "${PROOF_CONSTRAINTS:-1040000}" --proofs "${PROOFS:-3}" \
+               --trace "$OUT/trace_$curve.json" 2>&1 | tee "$OUT/proof_$curve.txt"
+           done ;;
     *) python3 -c "$stage" 2>&1 ;;
   esac
   echo "[stage ${stage:0:40} took $(( $(date +%s) - started )) s]"

@@ -15,7 +15,7 @@ from cuzk.reference.qap import Reduction
 
 @dataclass(frozen=True)
 class ToxicWaste:
-    """The secrets of the setup. INSECURE: whoever knows them can prove anything; use only in tests and vectors.
+    """The secrets of the setup. Insecure: for tests and vectors — whoever knows them can prove anything.
 
     τ is the evaluation point of the QAP; α and β tie A, B, C together; γ and δ separate public inputs from the
     witness part.
@@ -84,6 +84,26 @@ class ProvingKey:
 
 
 @dataclass(frozen=True)
+class PreparedVerifyingKey:
+    """A verifying key with what every verification recomputes done once (ark-groth16's PreparedVerifyingKey):
+    e(α, β) ∈ GT, and −γ, −δ, so that a verification is three Miller loops and one final exponentiation:
+
+        FE( f_{B}(A) · f_{−γ}(Σ x_i·gamma_abc_g1[i]) · f_{−δ}(C) ) = e(α, β)
+
+    Made by :func:`~cuzk.reference.groth16.verifier.prepare_verifying_key`; BN254 and BLS12-381 only.
+    """
+
+    vk: VerifyingKey
+    alpha_beta: Any
+    neg_gamma_g2: Any
+    neg_delta_g2: Any
+
+    @property
+    def curve(self) -> Any:
+        return self.vk.curve
+
+
+@dataclass(frozen=True)
 class Proof:
     """π = ([A]₁, [B]₂, [C]₁)."""
 
@@ -96,3 +116,38 @@ class Proof:
         from cuzk.reference.encoding import encode_point
 
         return b"".join(encode_point(p, compressed=True) for p in (self.a, self.b, self.c))
+
+    @classmethod
+    def from_bytes(cls, curve: Any, data: bytes) -> Proof:
+        """The proof encoded by :meth:`to_bytes` on ``curve``: A‖B‖C, each point compressed (BN254: 32 + 64 + 32
+        bytes; BLS12-381: 48 + 96 + 48). Strict, as the point decoders are: each point must be the canonical
+        encoding of an element of its group (on the curve, in the order-r subgroup, coordinates < q).
+
+        Raises EncodingError for something not bytes-like, InvalidLengthError for a wrong total length, else the
+        decoder's EncodingError (InvalidFlagsError, NonCanonicalError, PointNotOnCurveError,
+        PointNotInSubgroupError) with the point and its bytes named. The point at infinity decodes (it is an
+        element of the group): the verifier, not the encoding, refuses it in a proof
+        (:func:`~cuzk.reference.groth16.verifier.verify_proof`).
+        """
+        from cuzk.reference.encoding import decode_point, point_size
+        from cuzk.reference.errors import EncodingError, InvalidLengthError
+
+        try:
+            data = bytes(memoryview(data))  # bytes-like only: bytes(128) would be 128 zero bytes
+        except TypeError:
+            raise EncodingError(f"a {curve.name} proof: expected bytes, got {type(data).__name__}") from None
+        sizes = [point_size(group, compressed=True) for group in (curve.g1, curve.g2, curve.g1)]
+        if len(data) != sum(sizes):
+            raise InvalidLengthError(
+                f"a {curve.name} proof is {sum(sizes)} bytes (A‖B‖C compressed: {' + '.join(map(str, sizes))}), "
+                f"got {len(data)}"
+            )
+        points = []
+        start = 0
+        for name, group, size in zip("ABC", (curve.g1, curve.g2, curve.g1), sizes, strict=True):
+            try:
+                points.append(decode_point(group, data[start : start + size]))
+            except EncodingError as exc:
+                raise type(exc)(f"proof {name} (bytes {start}..{start + size - 1} of {len(data)}): {exc}") from exc
+            start += size
+        return cls(*points)

@@ -22,7 +22,10 @@ from cuzk.reference.qap import (
 def generate_parameters_with_toxic_waste(
     cs: Any, curve: Any, toxic: ToxicWaste, *, reduction: Reduction = Reduction.LIBSNARK
 ) -> ProvingKey:
-    """The keys for ``cs`` from explicitly given secrets. INSECURE outside tests: see :class:`ToxicWaste`.
+    """The keys for ``cs`` from explicitly given secrets. Insecure: for tests and vectors. Whoever knows the
+    secrets can make proofs of false statements (see :class:`ToxicWaste`). :func:`generate_parameters_insecure` is
+    this function under a name that says so; keys to use come from :func:`generate_random_parameters` (or from a
+    ceremony's .zkey).
 
     u_j(τ), v_j(τ), w_j(τ)   the QAP polynomials of every variable j, evaluated at τ
     a_query[j]    = [u_j(τ)]₁          b_g1_query[j] = [v_j(τ)]₁          b_g2_query[j] = [v_j(τ)]₂
@@ -69,7 +72,8 @@ def generate_parameters_with_toxic_waste(
 
 
 def random_toxic_waste(field: Any, n: int) -> ToxicWaste:
-    """Secrets drawn with the ``secrets`` module: α, β, γ, δ non-zero, τ outside the 2n-point domain."""
+    """Secrets drawn with the ``secrets`` module (the operating system's CSPRNG): α, β, γ, δ uniform in
+    [1, r), τ uniform in [1, r) outside the 2n-point domain. The caller must forget them after the setup."""
 
     def nonzero() -> Any:
         return field(1 + secrets.randbelow(field.MODULUS - 1))
@@ -85,3 +89,7 @@ def generate_random_parameters(cs: Any, curve: Any, *, reduction: Reduction = Re
     real deployments run a multi-party ceremony, whose output cuzk reads as a .zkey)."""
     n = domain_size(len(cs.constraints), cs.num_inputs)
     return generate_parameters_with_toxic_waste(cs, curve, random_toxic_waste(curve.Fr, n), reduction=reduction)
+
+
+# The explicit-secrets setup under a name that says what it is (the original name stays for existing callers).
+generate_parameters_insecure = generate_parameters_with_toxic_waste

@@ -61,7 +61,12 @@ def assemble_proof(pk: ProvingKey, sums: dict[str, Any], *, r: Any, s: Any) -> P
 def create_proof(pk: ProvingKey, cs: Any, *, r: Any, s: Any) -> Proof:
     """The proof for the satisfied constraint system ``cs`` with explicit blinding scalars r and s: the five MSMs
     of :func:`assemble_proof`'s formula, by the reference MSM. The same r, s give the same proof, byte for byte:
-    the determinism the conformance vectors rely on."""
+    the determinism the conformance vectors rely on.
+
+    Insecure: for tests and vectors. Zero knowledge rests on r and s being uniform and secret: whoever knows them
+    computes A − [α]₁ − r·[δ]₁ = [Σ_j z_j·u_j(τ)]₁, a fixed function of the witness against which guesses of the
+    witness can be tested. :func:`create_proof_insecure` is this function under a name that says so; proofs to
+    publish come from :func:`create_random_proof` (or :func:`prove` without r and s)."""
     check_witness_fits(pk, cs)
     z = cs.full_assignment()
     h = compute_h(pk, cs)
@@ -77,15 +82,21 @@ def create_proof(pk: ProvingKey, cs: Any, *, r: Any, s: Any) -> Proof:
 
 
 def create_random_proof(pk: ProvingKey, cs: Any) -> Proof:
-    """The proof with r and s drawn from the ``secrets`` module (zero knowledge rests on their being secret)."""
+    """The proof with r and s drawn uniformly from [0, r) by the ``secrets`` module (the operating system's
+    CSPRNG; zero knowledge rests on their being secret), used for this proof only and not kept."""
     fr = pk.curve.Fr
     return create_proof(pk, cs, r=fr(secrets.randbelow(fr.MODULUS)), s=fr(secrets.randbelow(fr.MODULUS)))
 
 
 def prove(pk: ProvingKey, cs: Any, *, r: Any = None, s: Any = None) -> Proof:
-    """create_proof with the given r, s, or create_random_proof when both are None."""
+    """create_random_proof when r and s are both None (the secure default); with both given, create_proof
+    with them, which is insecure: for tests and vectors (see :func:`create_proof`)."""
     if r is None and s is None:
         return create_random_proof(pk, cs)
     if r is None or s is None:
         raise ParameterError("give both r and s, or neither")
     return create_proof(pk, cs, r=r, s=s)
+
+
+# The explicit-randomness prover under a name that says what it is (the original name stays for existing callers).
+create_proof_insecure = create_proof

@@ -2,39 +2,142 @@
 
     e(A, B) = e(α, β) · e(Σ_i x_i·gamma_abc_g1[i], γ) · e(C, δ)        (x_0 = 1, x_1 … x_ℓ the public inputs)
 
-checked as Π e(P_i, Q_i) = 1 with the left side moved over, so that one final exponentiation serves all four.
+checked as Π e(P_i, Q_i) = 1 with the left side moved over, so that one final exponentiation serves all four
+(or, with a :class:`PreparedVerifyingKey`, as three Miller loops against the precomputed e(α, β)).
+
+What the verifier refuses, and how (docs/security.md has the whole picture):
+
+- **Arguments that are not what the equation is defined on raise** a :class:`~cuzk.reference.errors.CuzkError`
+  that names the culprit: a proof point of the wrong group (GroupMismatchError), off its curve
+  (PointNotOnCurveError) or outside the order-r subgroup (PointNotInSubgroupError); public inputs of the wrong
+  count (ProvingKeyError), of the wrong type (ParameterError; an element of another curve's Fr:
+  FieldMismatchError) or outside [0, r) (ParameterError: negative ints and ints ≥ r are refused, never reduced).
+- **A proof made of group elements that is not valid returns False**: the equation fails, or one of A, B, C is
+  the point at infinity. Groth16's equation itself does not exclude O, but an honest proof has A = O, B = O or
+  C = O only with probability ≈ 3/r, while with O the pairings degenerate (e(O, ·) = 1 makes the left side
+  vanish); bellman's Proof::read refuses O for all three points, and cuzk refuses the same proofs, so that a
+  proof cuzk accepts is one bellman accepts. (The toy setting, 64513 elements, keeps the bare equation: there an
+  honest proof would hit O about once in 20000.)
+
+The verifying key is trusted: it comes from the setup or from a file reader that checked its points.
 """
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
-from cuzk.reference.errors import ProvingKeyError
-from cuzk.reference.groth16.data_structures import Proof, VerifyingKey
+from cuzk.reference import pairing
+from cuzk.reference.curves.curve import Curve
+from cuzk.reference.errors import (
+    FieldMismatchError,
+    GroupMismatchError,
+    ParameterError,
+    PointNotInSubgroupError,
+    PointNotOnCurveError,
+    ProvingKeyError,
+)
+from cuzk.reference.fields.prime_field import PrimeFieldElement
+from cuzk.reference.groth16.data_structures import PreparedVerifyingKey, Proof, VerifyingKey
 from cuzk.reference.msm import msm
 
 
-def prepare_inputs(vk: VerifyingKey, public_inputs: list[Any]) -> Any:
-    """Σ_i x_i·gamma_abc_g1[i] with x_0 = 1."""
+def check_public_inputs(vk: VerifyingKey, public_inputs: list[Any]) -> list[Any]:
+    """The public inputs as elements of Fr, after checking their count, type and range (see the module)."""
     if len(public_inputs) != vk.num_public_inputs:
         raise ProvingKeyError(
             f"the verifying key expects {vk.num_public_inputs} public inputs, {len(public_inputs)} were given"
         )
     fr = vk.curve.Fr
-    scalars = [fr.one(), *(fr(x) if isinstance(x, int) else x for x in public_inputs)]
+    scalars = []
+    for i, x in enumerate(public_inputs):
+        if isinstance(x, PrimeFieldElement):
+            if type(x) is not fr:
+                raise FieldMismatchError(f"public input {i} is an element of {x.NAME}; the key is over {fr.NAME}")
+            scalars.append(x)
+        elif isinstance(x, numbers.Integral) and not isinstance(x, bool):  # int, or numpy's integers
+            x = int(x)
+            if not 0 <= x < fr.MODULUS:
+                raise ParameterError(
+                    f"public input {i} = {x} is not in [0, r) of {fr.NAME} (r = {fr.MODULUS:#x}); "
+                    "inputs are not reduced modulo r"
+                )
+            scalars.append(fr(x))
+        else:
+            raise ParameterError(
+                f"public input {i} is a {type(x).__name__}; expected an int in [0, r) or an element of {fr.NAME}"
+            )
+    return scalars
+
+
+def prepare_inputs(vk: VerifyingKey, public_inputs: list[Any]) -> Any:
+    """Σ_i x_i·gamma_abc_g1[i] with x_0 = 1, the inputs checked by :func:`check_public_inputs`."""
+    scalars = [vk.curve.Fr.one(), *check_public_inputs(vk, public_inputs)]
     return msm(vk.curve.g1, vk.gamma_abc_g1, scalars)
 
 
-def verify_proof(vk: VerifyingKey, public_inputs: list[Any], proof: Proof) -> bool:
-    """Whether ``proof`` is valid for ``public_inputs`` under ``vk``. Public inputs are elements of Fr (or ints
-    < r); the points of the proof are taken as given (decoding is where they are checked to be in the groups)."""
+def check_proof_points(vk: VerifyingKey, proof: Proof) -> None:
+    """Raise unless A and C are points of G1 and B a point of G2: on the curve and in the order-r subgroup.
+
+    The subgroup check matters: a point A + T with T of small order (BLS12-381's G1 cofactor has the factor 3) is
+    on the curve, and the reduced pairing does not see T (it is trivial on r·E(Fq), which holds T), so a proof
+    with A + T in place of A satisfies the equation while being another proof (tests/reliability shows it); and
+    points outside the subgroup are not the group elements the security proof is about. On BN254's G1 (cofactor 1)
+    every point of the curve is in the subgroup, so there on-curve is the whole check.
+    """
     curve = vk.curve
-    for name, value in (("public input", x) for x in public_inputs):
-        if isinstance(value, int) and not 0 <= value < curve.r:
-            raise ProvingKeyError(f"a {name} must lie in [0, r); got {value}")
-    acc = prepare_inputs(vk, public_inputs)
-    return curve.pairing_check(
-        [(proof.a, proof.b), (-vk.alpha_g1, vk.beta_g2), (-acc, vk.gamma_g2), (-proof.c, vk.delta_g2)]
+    for name, point, group in (("A", proof.a, curve.g1), ("B", proof.b, curve.g2), ("C", proof.c, curve.g1)):
+        if getattr(point, "group", None) is not group:
+            got = point.group.name if hasattr(point, "group") else type(point).__name__
+            raise GroupMismatchError(f"proof.{name} must be a point of {group.name}, got {got}")
+        if hasattr(point, "is_on_curve") and not point.is_on_curve():
+            raise PointNotOnCurveError(f"proof.{name} = {point!r} is not on {group.name}: y² ≠ x³ + b")
+        if group.cofactor != 1 and not point.is_in_subgroup():
+            raise PointNotInSubgroupError(
+                f"proof.{name} = {point!r} is on {group.name} but not in its subgroup of order r"
+            )
+
+
+def _has_identity(curve: Any, proof: Proof) -> bool:
+    """Whether a point of the proof is O, on the curves where that is refused (not the toy setting)."""
+    return isinstance(curve, Curve) and any(p.is_identity() for p in (proof.a, proof.b, proof.c))
+
+
+def prepare_verifying_key(vk: VerifyingKey) -> PreparedVerifyingKey:
+    """e(α, β), −γ and −δ, computed once for many verifications (BN254 and BLS12-381)."""
+    if not isinstance(vk.curve, Curve):
+        raise ParameterError(f"a prepared verifying key needs a pairing-friendly curve, not {vk.curve.name}")
+    return PreparedVerifyingKey(
+        vk=vk,
+        alpha_beta=vk.curve.pairing(vk.alpha_g1, vk.beta_g2),
+        neg_gamma_g2=-vk.gamma_g2,
+        neg_delta_g2=-vk.delta_g2,
+    )
+
+
+def verify_proof(vk: VerifyingKey | PreparedVerifyingKey, public_inputs: list[Any], proof: Proof) -> bool:
+    """Whether ``proof`` is valid for ``public_inputs`` under ``vk`` (plain or prepared).
+
+    True or False for a proof of group elements and well-formed inputs; raises for anything else (the module
+    docstring lists what and how). Public inputs are elements of Fr or ints in [0, r).
+    """
+    plain = vk.vk if isinstance(vk, PreparedVerifyingKey) else vk
+    curve = plain.curve
+    acc = prepare_inputs(plain, public_inputs)
+    check_proof_points(plain, proof)
+    if _has_identity(curve, proof):
+        return False
+    if isinstance(vk, PreparedVerifyingKey):
+        f = (
+            pairing.miller_loop(curve, proof.a, proof.b)
+            * pairing.miller_loop(curve, acc, vk.neg_gamma_g2)
+            * pairing.miller_loop(curve, proof.c, vk.neg_delta_g2)
+        )
+        return bool(pairing.final_exponentiation(curve, f) == vk.alpha_beta)
+    return bool(
+        curve.pairing_check(
+            [(proof.a, proof.b), (-plain.alpha_g1, plain.beta_g2), (-acc, plain.gamma_g2), (-proof.c, plain.delta_g2)]
+        )
     )
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
 
 import pytest
@@ -225,3 +227,11 @@ def test_discovery_is_not_cached_across_calls(install_plugin) -> None:
 def test_errors_are_cuzk_errors() -> None:
     for error in (UnknownBackendError, BackendUnavailableError, InvalidDeviceError):
         assert issubclass(error, CuzkError)
+
+
+def test_info_without_rich_prints_plain_text() -> None:
+    """GPU servers may have numpy, numba and CuPy alone: ``cuzk info`` then prints the table as plain text."""
+    code = "import sys; sys.modules['rich'] = None; from cuzk.cli import main; sys.exit(main(['info']))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "backend: reference | priority: 0 | available: yes" in out
+    assert "backend: cuda" in out

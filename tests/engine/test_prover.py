@@ -1,24 +1,29 @@
 """The engine's prover: bit-identical to the reference for fixed r, s on every available backend; B_G2 overlaps
-the G1 work; prove_many overlaps synthesis with proving; the trace and the timings table say so."""
+the G1 work; prove_many overlaps synthesis with proving; the trace and the timings table say so; the internal
+timing level is filled on cpu; the self-check catches a wrong MSM that would otherwise leave as a proof."""
 
 from __future__ import annotations
 
 import json
+import random
 import time
 from typing import Any
 
+import numpy as np
 import pytest
 
+from cuzk.backends import limbs
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.backends.registry import discover, registered_backends
+from cuzk.errors import CuzkError, ProofSelfCheckError
 from cuzk.pipeline import prove_many
-from cuzk.prover import Prover
+from cuzk.prover import ENV_VERIFY, Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import UnsatisfiedConstraintError
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.qap import Reduction
-from cuzk.timing import chrome_trace, overlap_seconds, timings_table
+from cuzk.timing import Recorder, chrome_trace, overhead, overlap_seconds, timings_table
 
 TOXIC = {"tau": 987654321, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 
@@ -148,3 +153,137 @@ def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
     assert {"msm_a_g1", "msm_b_g2", "compute_h"} <= internal
     for name in internal:  # device time never exceeds the wall time around the call
         assert prover.recorder.seconds(name, "internal") <= prover.recorder.seconds(name, "backend") + 1e-6
+
+
+def available(name: str) -> None:
+    """Skip (saying why) unless backend ``name`` can run here."""
+    entry = discover().get(name)
+    if entry is None or not entry.available:
+        pytest.skip(f"the {name} backend is not available here: {entry.reason if entry else 'not registered'}")
+
+
+def test_cpu_fills_the_internal_level() -> None:
+    """The cpu backend reports its kernel time per calling thread: every backend call of the proof, on the main
+    thread and on the B_G2 thread, has internal spans, within the call and shorter than it."""
+    available("cpu")
+    cs, pk = keys(BN254, Reduction.LIBSNARK, circuit="mimc", size=1)
+    prover = Prover(pk, "cpu")
+    assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
+    rec = prover.recorder
+    calls = {s.name for s in rec.spans if s.level == "backend"}
+    assert {"msm_a_g1", "msm_b_g1", "msm_l_g1", "msm_h_g1", "msm_b_g2", "compute_h", "assemble"} <= calls
+    assert {s.name for s in rec.spans if s.level == "internal"} == calls
+    for name in calls:
+        internal, wrapper = rec.seconds(name, "internal"), rec.seconds(name, "backend")
+        assert 0 < internal <= wrapper + 1e-6, name
+    g2 = [s for s in rec.spans if s.name == "msm_b_g2" and s.level == "internal"]
+    assert {s.thread for s in g2}.isdisjoint({s.thread for s in rec.spans if s.name == "msm_a_g1"})
+    table = "\n".join(timings_table(rec))
+    row = next(line for line in table.splitlines() if line.strip().startswith("msm_a_g1"))
+    assert row.split()[3] != "-", "the internal column of msm_a_g1 is empty"
+
+
+def test_overhead_is_the_time_no_kernel_ran() -> None:
+    """overhead = T − |∪ compute spans| within the prove span: concurrent compute on two threads counts once,
+    a phase waiting for cores held by the other thread's kernels is not overhead, calls without an internal time
+    count by their backend span."""
+    rec = Recorder()
+    o = rec.origin
+    rec.add("prove", "engine", o + 0.0, o + 10.0)
+    rec.add("msm_b_g2", "backend", o + 1.0, o + 7.0, internal=True)  # on another thread in a real run
+    rec.add("msm_b_g2", "internal", o + 1.5, o + 6.5)
+    rec.add("compute_h", "backend", o + 2.0, o + 8.0, internal=True)  # queued behind B_G2's kernels …
+    rec.add("compute_h", "internal", o + 6.0, o + 8.0)  # … its own kernels at the end
+    rec.add("msm_a_g1", "backend", o + 8.5, o + 9.5, internal=False)  # a backend without internal time
+    rec.add("outside", "internal", o + 11.0, o + 12.0)  # not in the proof: ignored
+    split = overhead(rec)
+    assert split is not None
+    assert split.total == pytest.approx(10.0)
+    assert split.compute == pytest.approx(5.0 + 1.5 + 1.0)  # [1.5, 8] ∪ [8.5, 9.5]
+    assert split.overhead == pytest.approx(2.5) and split.fraction == pytest.approx(0.25)
+    assert overhead(Recorder()) is None
+
+
+class FaultyMsm(ReferenceBackend):
+    """The reference backend with one wrong MSM: the H-query MSM (the only one of ``h_length`` points) of the
+    ``wrong``-th proof it helps to make returns twice the right point, a valid point of G1."""
+
+    name = "faulty-reference"
+
+    def __init__(self, h_length: int, wrong: int) -> None:
+        super().__init__()
+        self.h_length, self.wrong, self.h_msms = h_length, wrong, 0
+
+    def _msm_prepared(self, handle, scalars, window):
+        result = super()._msm_prepared(handle, scalars, window)
+        if handle.group == "g1" and handle.n == self.h_length:
+            self.h_msms += 1
+            if self.h_msms - 1 == self.wrong:
+                point = limbs.limbs_to_point(handle.curve, "g1", result)
+                return limbs.point_to_limbs(handle.curve, "g1", point + point)
+        return result
+
+
+def faulty(pk: Any, wrong: int) -> FaultyMsm:
+    lengths = [len(pk.a_query), len(pk.l_query), len(pk.h_query)]
+    assert lengths.count(len(pk.h_query)) == 1, "the H-query MSM must be the only one of its length"
+    return FaultyMsm(len(pk.h_query), wrong)
+
+
+def test_self_check_catches_a_wrong_msm() -> None:
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    public = cs.input_assignment[1:]
+    unchecked = Prover(pk, faulty(pk, wrong=0), verify=False).prove(cs, r=3, s=4)
+    assert not verify(pk.vk, public, unchecked), "without the self-check the wrong proof leaves the prover"
+    with pytest.raises(ProofSelfCheckError, match="proof 0 failed the self-check") as caught:
+        Prover(pk, faulty(pk, wrong=0), verify=True).prove(cs, r=3, s=4)
+    assert caught.value.index == 0 and isinstance(caught.value, CuzkError)
+    good = Prover(pk, "reference", verify=True).prove(cs, r=3, s=4)  # a right proof passes the check
+    assert good.to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
+
+
+def test_self_check_names_the_job_in_prove_many(monkeypatch: pytest.MonkeyPatch) -> None:
+    """CUZK_VERIFY=1 turns the check on; the error names the job whose proof is wrong, after the good ones."""
+    _cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    monkeypatch.setenv(ENV_VERIFY, "1")
+    prover = Prover(pk, faulty(pk, wrong=1))
+    assert prover.verify
+    results = prove_many(prover, [lambda k=k: build("cubic", BN254.Fr, size=1, seed=k) for k in range(3)])
+    assert verify(pk.vk, build("cubic", BN254.Fr, size=1, seed=0).input_assignment[1:], next(results))
+    with pytest.raises(ProofSelfCheckError, match="proof 1 ") as caught:
+        next(results)
+    assert caught.value.index == 1
+    monkeypatch.setenv(ENV_VERIFY, "0")
+    assert not Prover(pk, "reference").verify
+
+
+def test_assembly_on_the_backend_handles_the_identity() -> None:
+    """The proof is assembled by small MSMs on the backend; an MSM result at infinity (here: all-zero L and H
+    sums, from a key whose l_query and h_query are all the identity) still gives the reference's proof."""
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    O = BN254.g1.identity()
+    pk = type(pk)(**{**pk.__dict__, "l_query": [O] * len(pk.l_query), "h_query": [O] * len(pk.h_query)})
+    for backend in ("reference", "cpu"):
+        if discover()[backend].available:
+            got = Prover(pk, backend).prove(cs, r=7, s=9)
+            assert got.to_bytes() == create_proof(pk, cs, r=7, s=9).to_bytes(), backend
+
+
+def test_witness_values_may_be_field_elements() -> None:
+    """prove_assignment takes ints or elements of Fr for z, a, b, c (the limbs conversion falls back)."""
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    prover = Prover(pk, "reference")
+    w = prover.evaluate(cs)
+    fr = BN254.Fr
+    as_fr = [[fr(v) for v in values] for values in (w.z, w.a, w.b, w.c)]
+    got = prover.prove_assignment(*as_fr, r=5, s=6)
+    assert got.to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
+    assert np.array_equal(Prover._to_limbs(as_fr[0]), Prover._to_limbs(w.z))
+
+
+def test_witness_conversion_in_chunks_is_the_same() -> None:
+    rng = random.Random(1)
+    values = [rng.randrange(BN254.r) for _ in range(3 * 4096 + 17)]
+    expected = limbs.ints_to_limbs(values, limbs.FR_LIMBS)
+    assert np.array_equal(Prover._to_limbs(values, yielding=True), expected)
+    assert np.array_equal(Prover._to_limbs([BN254.Fr(v) for v in values], yielding=True), expected)
