@@ -47,7 +47,9 @@ class DeviceBackend(BackendBase):
 
     ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call plans with, below what the device has;
     ``parallel_items`` sets how many bucket-kernel work-items an MSM uses. Tests use them to force chunking and
-    uneven segments on small devices.
+    uneven segments on small devices. ``shifted_bases`` (default: on GPUs, not on CPU devices) makes
+    ``prepare_bases`` also keep the shifted copies 2^(c·t)·P_i, so that MSMs over them need one bucket set and no
+    doubling between windows, for W times the memory of the bases.
     """
 
     capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
@@ -59,11 +61,13 @@ class DeviceBackend(BackendBase):
         memory_limit: int | None = None,
         max_chunk: int | None = None,
         parallel_items: int | None = None,
+        shifted_bases: bool | None = None,
     ) -> None:
         super().__init__(device=device)
         self.memory_limit = memory_limit
         self.max_chunk = max_chunk
         self.parallel_items = parallel_items
+        self.shifted_bases = shifted_bases
         self._probed = False
         self._reason: str | None = None
         self._device: Any = None
@@ -166,7 +170,8 @@ class DeviceBackend(BackendBase):
 
     def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> msm_device.ResidentBases:
         with self._device_call() as ctx:
-            resident = msm_device.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk)
+            shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
+            resident = msm_device.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk, shifted)
             self._resident += resident.nbytes
         weakref.finalize(resident, self._release, resident.nbytes)
         return resident

@@ -52,6 +52,19 @@ def default_window(n: int, scalar_bits: int) -> int:
     return min(range(1, MAX_DEFAULT_WINDOW + 1), key=lambda c: (window_cost(n, c, scalar_bits), c))
 
 
+MAX_SHIFTED_WINDOW = 24  # 2^23 buckets: tables of 32 MiB per row
+
+
+def shifted_window(n: int, scalar_bits: int) -> int:
+    """The c for an MSM over shifted bases: one bucket row serves every window, so the cost is W·n + 2·NB
+    (entries, running sums once) rather than W·(n + 2·NB), and wider windows pay off sooner."""
+
+    def cost(c: int) -> int:
+        return window_count(scalar_bits, c) * n + 2 * (1 << (c - 1))
+
+    return min(range(1, MAX_SHIFTED_WINDOW + 1), key=lambda c: (cost(c), c))
+
+
 def plan_msm(
     n: int,
     window: int | None,
@@ -131,4 +144,12 @@ def piece_sizes(n: int, base_bytes: int, memory: Memory, max_chunk: int | None =
     return [min(per_piece, n - start) for start in range(0, n, per_piece)]
 
 
-__all__ = ["Memory", "MsmPlan", "default_window", "piece_sizes", "plan_msm", "window_cost"]
+__all__ = [
+    "Memory",
+    "MsmPlan",
+    "default_window",
+    "piece_sizes",
+    "plan_msm",
+    "shifted_window",
+    "window_cost",
+]

@@ -14,6 +14,20 @@ KERNEL void ${g}_bases_to_mont(GLOBAL ${g}_affine_t *bases, u32 n) {
   bases[i] = ${g}_affine_to_mont(bases[i]);
 }
 
+/* Shifted bases: bases[t·n + i] ← 2^(c·t)·bases[i] for t = 1 … windows − 1 (bases[i], Montgomery form, already
+ * there). With them an MSM needs one set of buckets for all windows (the entry of point i in window t names base
+ * t·n + i) and no doublings between windows; a prover's SRS is fixed, so they are made once, when prepared. */
+KERNEL void ${g}_shift_bases(GLOBAL ${g}_affine_t *bases, u32 n, u32 c, u32 windows) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${g}_affine_t a = bases[i];
+  ${g}_xyzz_t p = ${g}_from_affine(a);
+  for (u32 t = 1; t < windows; t++) {
+    for (u32 k = 0; k < c; k++) p = ${g}_dbl(p);
+    bases[(size_t)t * n + i] = ${g}_to_affine(p);
+  }
+}
+
 /* 1 per point on the curve (infinity included), else 0: a check of the emitted b and of the Montgomery forms. */
 KERNEL void ${g}_on_curve(GLOBAL const ${g}_affine_t *points, u32 n, GLOBAL u32 *ok) {
   u32 i = GLOBAL_ID();

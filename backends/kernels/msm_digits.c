@@ -22,7 +22,10 @@ DEVICE u32 msm_digit(GLOBAL const limb_t *k, u32 t, u32 c, u32 *carry, bool *neg
   return (u32)(*negative ? ((u64)1 << c) - v : v);
 }
 
-KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, GLOBAL u32 *counts) {
+/* merged = 0: window t's counts and entries are its own (row t, entries t·n …); merged = 1 (shifted bases, see
+ * msm.c): every window's pairs go to one row of buckets, and the entry of point i in window t is t·n + i, the index
+ * of its base 2^(c·t)·P_i. */
+KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, u32 merged, GLOBAL u32 *counts) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
   GLOBAL const limb_t *k = scalars + (size_t)i * FR_N;
@@ -30,12 +33,12 @@ KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 window
   bool negative;
   for (u32 t = 0; t < windows; t++) {
     u32 bucket = msm_digit(k, t, c, &carry, &negative);
-    if (bucket) ATOMIC_INC(&counts[(size_t)t * stride + bucket - 1]);
+    if (bucket) ATOMIC_INC(&counts[(size_t)(merged ? 0 : t) * stride + bucket - 1]);
   }
 }
 
-/* Entry: the point index, with bit 31 set when the point enters its bucket negated. */
-KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, GLOBAL u32 *cursor,
+/* Entry: the base's index, with bit 31 set when the point enters its bucket negated. */
+KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, u32 merged, GLOBAL u32 *cursor,
                         GLOBAL u32 *entries) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
@@ -45,8 +48,10 @@ KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows,
   for (u32 t = 0; t < windows; t++) {
     u32 bucket = msm_digit(k, t, c, &carry, &negative);
     if (bucket) {
-      u32 slot = ATOMIC_INC(&cursor[(size_t)t * stride + bucket - 1]);
-      entries[(size_t)t * n + slot] = i | (negative ? 0x80000000u : 0u);
+      u32 row = merged ? 0 : t;
+      u32 slot = ATOMIC_INC(&cursor[(size_t)row * stride + bucket - 1]);
+      u32 index = merged ? t * n + i : i;
+      entries[(size_t)row * n + slot] = index | (negative ? 0x80000000u : 0u);
     }
   }
 }

@@ -36,8 +36,15 @@ class OpenCLBackend(DeviceBackend):
         memory_limit: int | None = None,
         max_chunk: int | None = None,
         parallel_items: int | None = None,
+        shifted_bases: bool | None = None,
     ) -> None:
-        super().__init__(device=device, memory_limit=memory_limit, max_chunk=max_chunk, parallel_items=parallel_items)
+        super().__init__(
+            device=device,
+            memory_limit=memory_limit,
+            max_chunk=max_chunk,
+            parallel_items=parallel_items,
+            shifted_bases=shifted_bases,
+        )
         self.platform = platform_env() if platform is None else platform
 
     def _select(self) -> Any:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.gpu.plan import Memory, default_window, piece_sizes, plan_msm, window_cost
+from cuzk.backends.gpu.plan import Memory, default_window, piece_sizes, plan_msm, shifted_window, window_cost
+from cuzk.reference.msm import window_count
 
 # --- the planner --------------------------------------------------------------------------------------------------
 
@@ -55,3 +56,12 @@ def test_plan_trades_segments_for_memory() -> None:
                       parallel_items=33792)  # fmt: skip
     assert wide.segments == 300 + 8  # one work-item per unit (entry or bucket) at most
     assert narrow.segments < wide.segments and narrow.fixed_bytes < 60_000
+
+
+def test_shifted_window_is_wider_and_cheapest() -> None:
+    """Over shifted bases the running sums are paid once, not per window: the best c is at least as wide."""
+    for n in (100, 1 << 16, 1 << 20, 1 << 24):
+        c = shifted_window(n, 255)
+        assert c >= default_window(n, 255)
+        cost = [window_count(255, d) * n + 2 * (1 << (d - 1)) for d in range(1, 25)]
+        assert cost[c - 1] == min(cost)
