@@ -55,16 +55,20 @@ class BinFile:
         self.section_names = section_names or {}
         try:
             size = os.stat(self.path).st_size
-        except OSError as exc:
-            raise FormatError(self.path, f"cannot open the {self.kind} file: {exc.strerror}") from None
+            # mmap refuses an empty file: only a file that can hold the header is mapped
+            data = np.memmap(self.path, dtype=np.uint8, mode="r") if size >= HEADER_BYTES else np.zeros(0, np.uint8)
+        except (OSError, ValueError) as exc:  # missing, a directory, not readable; emptied since os.stat
+            reason = exc.strerror if isinstance(exc, OSError) else "it was emptied while being opened"
+            raise FormatError(self.path, f"cannot open the {self.kind} file: {reason}") from None
+        self.data: np.ndarray = data
+        # the mapping's length, not os.stat's: a file shortened in between must not make reads run past the end
+        self.size = size = len(data) if size >= HEADER_BYTES else size
         if size < HEADER_BYTES:
             raise TruncatedFileError(
                 self.path,
                 f"the file has {size} bytes; a .{self.kind} file starts with a {HEADER_BYTES}-byte header "
                 "(magic, version, number of sections)",
             )
-        self.size = size
-        self.data: np.ndarray = np.memmap(self.path, dtype=np.uint8, mode="r")
         found = bytes(self.data[:4])
         if found != magic:
             raise FormatError(

@@ -16,6 +16,7 @@ combination); the terms are then gathered with one numpy fancy-index per matrix.
 from __future__ import annotations
 
 import os
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,13 +27,14 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.formats.binfile import BinFile, write_binfile
 from cuzk.formats.errors import FormatError, ValueOutOfRangeError, WitnessMismatchError
-from cuzk.formats.wtns import Witness, field_name
+from cuzk.formats.wtns import Witness, field_name, read_field
 from cuzk.reference.errors import UnsatisfiedConstraintError
 
 MAGIC = b"r1cs"
 VERSION = 1
 SECTIONS = {1: "header", 2: "constraints", 3: "wire-to-label map", 4: "custom gates list", 5: "custom gates uses"}
 MATRICES = ("A", "B", "C")
+_WIRE = re.compile(r"-?[0-9]{1,20}")
 
 
 @dataclass(frozen=True)
@@ -116,12 +118,8 @@ def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
     """Read and check a .r1cs file."""
     file = BinFile(path, MAGIC, (VERSION,), SECTIONS)
     header = file.cursor(1)
-    n8 = header.u32("the field size n8")
-    if n8 == 0 or n8 % 8 or n8 > 64:
-        raise file.error(
-            f"the field size n8 = {n8} is not a positive multiple of 8", header.section, header.section.offset
-        )
-    prime = header.integer(n8, "the prime")
+    n8, prime = read_field(file, header)
+    counts_at = header.pos
     counts = [header.u32(what) for what in ("nWires", "nPubOut", "nPubIn", "nPrvIn")]
     num_labels = header.u64("nLabels")
     num_constraints = header.u32("nConstraints")
@@ -132,10 +130,12 @@ def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
             f"{num_outputs} outputs + {num_public_inputs} public + {num_private_inputs} private inputs + the constant "
             f"do not fit in {num_wires} wires",
             header.section,
+            counts_at,
         )
     for gates in (4, 5):
         if file.has(gates) and file.section(gates).size > 4:
-            raise file.error("the circuit uses PLONK custom gates, which Groth16 cannot prove", file.section(gates))
+            section = file.section(gates)
+            raise file.error("the circuit uses PLONK custom gates, which Groth16 cannot prove", section, section.offset)
     a, b, c = _read_constraints(file, n8, prime, num_constraints, num_wires)
     return R1cs(
         os.fspath(path),
@@ -215,14 +215,25 @@ def _read_constraints(file: BinFile, n8: int, prime: int, m: int, num_wires: int
 
 
 def read_sym(path: str | os.PathLike[str]) -> dict[int, str]:
-    """Wire → signal name from circom's .sym file (lines ``label,wire,component,name``; wire −1: optimised away)."""
+    """Wire → signal name from circom's .sym file (lines ``label,wire,component,name``; wire −1: optimised away).
+
+    Lines end with "\\n" (or "\\r\\n") and are UTF-8; the wire is a decimal integer (ASCII digits, an optional
+    minus sign, at most 20 digits); the first name given to a wire is kept.
+    """
     names: dict[int, str] = {}
     try:
-        with open(path, encoding="utf-8") as lines:
-            for number, line in enumerate(lines, 1):
-                fields = line.rstrip("\n").split(",", 3)
-                if len(fields) != 4 or not fields[1].lstrip("-").isdigit():
-                    raise FormatError(path, f"line {number} is not 'label,wire,component,name'")
+        with open(path, "rb") as lines:
+            for number, raw in enumerate(lines, 1):
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise FormatError(
+                        path, f"line {number} is not UTF-8 text: {exc.reason} at byte {exc.start}"
+                    ) from None
+                fields = line.rstrip("\r\n").split(",", 3)
+                if len(fields) != 4 or not _WIRE.fullmatch(fields[1]):
+                    shown = line[:60] + ("…" if len(line) > 60 else "")
+                    raise FormatError(path, f"line {number} is not 'label,wire,component,name': {shown!r}")
                 if int(fields[1]) >= 0:
                     names.setdefault(int(fields[1]), fields[3])
     except OSError as exc:

@@ -6,9 +6,10 @@
     verification_key.json  {"protocol", "curve", "nPublic", "vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2",
                   "vk_alphabeta_12": e(α, β) ∈ Fq12 as [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]], "IC": [...]}
 
-Numbers are decimal strings; points are ffjavascript's Jacobian triples (X, Y, Z) — affine with Z = 1 as snarkjs
-writes them, the point at infinity with Z = 0 — and every point read is checked to lie on its curve and in the
-order-r subgroup (a proof is attacker-controlled input). The layout matches snarkjs byte for byte (one space of
+Numbers are decimal strings of ASCII digits (ffjavascript's /^[0-9]+$/; JSON integers are read too); points are
+ffjavascript's Jacobian triples (X, Y, Z) — affine with Z = 1 as snarkjs writes them, the point at infinity with
+Z = 0 — and every point read is checked to lie on its curve and in the order-r subgroup (a proof is
+attacker-controlled input). The layout matches snarkjs byte for byte (one space of
 indentation, no trailing newline), so a file cuzk writes diffs clean against snarkjs's for the same key.
 """
 
@@ -16,7 +17,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Any
+
+import numpy as np
 
 from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError, ValueOutOfRangeError
 from cuzk.formats.zkey import snarkjs_name
@@ -26,6 +30,7 @@ from cuzk.reference.fields import Fq2Element
 from cuzk.reference.groth16 import Proof, VerifyingKey
 
 PROTOCOL = "groth16"
+_DECIMAL = re.compile(r"[0-9]+")
 
 
 # --- points and numbers ----------------------------------------------------------------------------------------
@@ -47,15 +52,47 @@ def point_to_json(point: Point) -> list[Any]:
     return [str(x.value), str(y.value), "1"]
 
 
-def _number(value: Any, modulus: int, where: str, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise FormatError(path, f"{where}: expected a decimal string, got {json.dumps(value)}")
+def _shown(value: Any, limit: int = 40) -> str:
+    """``value`` as an error message shows it (a string quoted, anything else as JSON), cut short: a file can hold
+    megabytes of it."""
     try:
-        number = int(value, 10) if isinstance(value, str) else value
-    except ValueError:
-        raise FormatError(path, f"{where}: {value!r} is not a decimal number") from None
+        text = repr(value) if isinstance(value, str) else json.dumps(value)
+    except (ValueError, RecursionError):  # an int of more digits than Python prints, or a deep nesting
+        text = f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _integer_text(number: int) -> str:
+    """A number for a message: its digits, or how many there are when they are too many to show."""
+    digits = len(str(number)) if number.bit_length() < 10_000 else None
+    if digits is not None and digits <= 120:
+        return str(number)
+    return f"a number of {digits} digits" if digits is not None else f"a number of {number.bit_length()} bits"
+
+
+def _number(value: Any, modulus: int, where: str, path: str) -> int:
+    """A decimal string (ASCII digits, as ffjavascript's /^[0-9]+$/; a leading "-" reads as a negative number) or
+    a JSON integer, checked to be in [0, modulus).
+
+    Python's int() would also take "1_000", " 1", "+1" and Unicode digits: each is refused here, so a file means
+    the same number to cuzk as to snarkjs. The length is checked before converting (no 4300-digit limit reached).
+    """
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise FormatError(path, f"{where}: expected a decimal string, got {_shown(value)}")
+    if isinstance(value, str):
+        negative = value.startswith("-")
+        digits = value[1:] if negative else value
+        if not _DECIMAL.fullmatch(digits):
+            raise FormatError(path, f"{where}: {_shown(value)} is not a decimal number")
+        significant = digits.lstrip("0") or "0"
+        shown = significant if len(significant) <= 120 else f"a number of {len(significant)} digits"
+        if negative or len(significant) > len(str(modulus)):
+            raise ValueOutOfRangeError(path, f"{where}: {'-' if negative else ''}{shown} is not in [0, {modulus})")
+        number = int(significant)
+    else:
+        number = value
     if not 0 <= number < modulus:
-        raise ValueOutOfRangeError(path, f"{where}: {number} is not in [0, {modulus})")
+        raise ValueOutOfRangeError(path, f"{where}: {_integer_text(number)} is not in [0, {modulus})")
     return number
 
 
@@ -94,24 +131,59 @@ def write_json(path: str | os.PathLike[str], value: Any) -> None:
         out.write(dumps(value))
 
 
+MAX_DEPTH = 64  # snarkjs's files nest 4 deep (vk_alphabeta_12)
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def nesting_depth(text: str) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do not count).
+
+    Checked before parsing: the json module's C parser recurses once per level, and with the recursion limit
+    raised (py_ecc raises it to 100000 on import) tens of thousands of "[" overflow the C stack and crash the
+    interpreter instead of raising RecursionError.
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    if not brackets:
+        return 0
+    steps = np.frombuffer(brackets.translate(_STEPS).encode("latin-1"), dtype=np.int8)
+    return int(np.cumsum(steps, dtype=np.int64).max())
+
+
+_STEPS = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
+
+
 def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON value in the file; FormatError when it cannot be read, is not UTF-8 JSON, or nests more than
+    :data:`MAX_DEPTH` deep."""
     try:
         with open(path, encoding="utf-8") as source:
-            return json.load(source)
+            text = source.read()
     except OSError as exc:
         raise FormatError(path, f"cannot read: {exc.strerror}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise FormatError(path, f"not valid JSON: {exc}") from None
+    except ValueError as exc:  # UnicodeDecodeError
+        raise FormatError(path, f"not valid JSON: {str(exc)[:200]}") from None
+    depth = nesting_depth(text)
+    if depth > MAX_DEPTH:
+        raise FormatError(path, f"arrays or objects nest {depth} levels deep, more than the {MAX_DEPTH} cuzk reads")
+    try:
+        return json.loads(text)
+    except RecursionError:  # not reached below MAX_DEPTH: kept in case the limit is lowered that far
+        raise FormatError(path, "not valid JSON: arrays or objects nested too deeply") from None
+    except ValueError as exc:  # JSONDecodeError, an integer of more than 4300 digits
+        raise FormatError(path, f"not valid JSON: {str(exc)[:200]}") from None
 
 
 def _curve(obj: dict[str, Any], path: str, curve: Curve | str | None) -> Curve:
-    name = obj.get("curve")
-    if not isinstance(name, str):
+    if "curve" not in obj:
         raise FormatError(path, 'the "curve" field is missing (bn128 or bls12381)')
+    name = obj["curve"]
+    if not isinstance(name, str):
+        raise FormatError(path, f'the "curve" field is {_shown(name)}, not a name (bn128 or bls12381)')
     try:
         found = curve_by_name(name)
     except CuzkError:
-        raise CurveMismatchError(path, f"unknown curve {name!r}: expected bn128 or bls12381") from None
+        raise CurveMismatchError(path, f"unknown curve {_shown(name)}: expected bn128 or bls12381") from None
     if curve is not None and (curve_by_name(curve) if isinstance(curve, str) else curve) is not found:
         raise CurveMismatchError(
             path, f"the file is for {name}, not for {curve if isinstance(curve, str) else curve.name}"
@@ -123,7 +195,7 @@ def _protocol(obj: Any, path: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise FormatError(path, "expected a JSON object")
     if obj.get("protocol") != PROTOCOL:
-        raise FormatError(path, f'the protocol is {obj.get("protocol")!r}, not "groth16"')
+        raise FormatError(path, f'the protocol is {_shown(obj.get("protocol"))}, not "groth16"')
     return obj
 
 
@@ -219,8 +291,12 @@ def read_verifying_key(path: str | os.PathLike[str], curve: Curve | str | None =
     if not isinstance(ic, list) or not ic:
         raise FormatError(path, '"IC" must be a non-empty list of G1 points')
     n_public = obj.get("nPublic", len(ic) - 1)
+    if isinstance(n_public, bool) or not isinstance(n_public, int):
+        raise FormatError(path, f'"nPublic" must be an integer, got {_shown(n_public)}')
     if n_public != len(ic) - 1:
-        raise FormatError(path, f'"nPublic" is {n_public} but "IC" has {len(ic)} points (nPublic + 1 expected)')
+        raise FormatError(
+            path, f'"nPublic" is {_integer_text(n_public)} but "IC" has {len(ic)} points (nPublic + 1 expected)'
+        )
     return VerifyingKey(
         curve=c,
         alpha_g1=point_from_json(c.g1, obj["vk_alpha_1"], "vk_alpha_1", path),

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.formats.binfile import BinFile, write_binfile
+from cuzk.formats.binfile import BinFile, Cursor, write_binfile
 from cuzk.formats.errors import FormatError, ValueOutOfRangeError
 
 MAGIC = b"wtns"
@@ -55,21 +55,37 @@ def field_name(prime: int) -> str:
     return f"the prime {prime}"
 
 
-def read_header(file: BinFile) -> tuple[int, int, int]:
-    """(n8, prime, count) from section 1."""
-    header = file.cursor(1)
+def read_field(file: BinFile, header: Cursor) -> tuple[int, int]:
+    """n8 and the prime, as the headers of .wtns and .r1cs start: n8 u32, then the prime in n8 bytes.
+
+    n8 must be the prime's width in whole 64-bit words (what circom and snarkjs write): every value of the file is
+    read as n8/8 limbs, and any other width would hand the engine limbs of the wrong shape.
+    """
+    start = header.pos
     n8 = header.u32("the field size n8")
     if n8 == 0 or n8 % 8 or n8 > 64:
         raise file.error(
-            f"the field size n8 = {n8} is not a positive multiple of 8 (at most 64)",
-            header.section,
-            header.section.offset,
+            f"the field size n8 = {n8} is not a positive multiple of 8 (at most 64)", header.section, start
         )
     prime = header.integer(n8, "the prime")
+    if prime < 3 or prime % 2 == 0:
+        raise file.error(f"the prime {prime} is not an odd prime", header.section, start + 4)
+    if n8 != 8 * limbs.limb_count(prime):
+        raise file.error(
+            f"the field size n8 = {n8} does not match the prime {prime}, whose elements take "
+            f"{8 * limbs.limb_count(prime)} bytes",
+            header.section,
+            start,
+        )
+    return n8, prime
+
+
+def read_header(file: BinFile) -> tuple[int, int, int]:
+    """(n8, prime, count) from section 1."""
+    header = file.cursor(1)
+    n8, prime = read_field(file, header)
     count = header.u32("the number of witness values")
     header.finish()
-    if prime < 3 or prime % 2 == 0:
-        raise file.error(f"the prime {prime} is not an odd prime", header.section, header.section.offset + 4)
     return n8, prime, count
 
 
@@ -102,4 +118,4 @@ def write_wtns(path: str | os.PathLike[str], prime: int, values: list[int]) -> N
     write_binfile(path, MAGIC, VERSION, [(1, header), (2, body)])
 
 
-__all__ = ["MAGIC", "Witness", "field_name", "read_header", "read_wtns", "write_wtns"]
+__all__ = ["MAGIC", "Witness", "field_name", "read_field", "read_header", "read_wtns", "write_wtns"]

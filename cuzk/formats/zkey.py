@@ -170,10 +170,11 @@ def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *,
         raise file.error(f"the key is for {name}; cuzk proves Groth16 only", protocol.section, protocol.section.offset)
     header = file.cursor(2)
     key_curve = _read_curve(file, header, curve)
+    counts_at = header.pos
     num_variables = header.u32("nVars")
     num_public = header.u32("nPublic")
     domain_size = header.u32("domainSize")
-    _check_sizes(file, header, key_curve, num_variables, num_public, domain_size)
+    _check_sizes(file, header, counts_at, key_curve, num_variables, num_public, domain_size)
     g1, g2 = PointDecoder(key_curve, "g1"), PointDecoder(key_curve, "g2")
     alpha_g1, beta_g1 = (_header_point(file, header, g1, name) for name in ("[α]₁", "[β]₁"))
     beta_g2, gamma_g2 = (_header_point(file, header, g2, name) for name in ("[β]₂", "[γ]₂"))
@@ -182,7 +183,7 @@ def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *,
     header.finish()
 
     ic = _read_ic(file, g1, num_public)
-    coefficients = _read_coefficients(file, key_curve, num_variables, domain_size)
+    coefficients = _read_coefficients(file, key_curve, num_variables, num_public, domain_size)
     private = num_variables - num_public - 1
     layout = [
         (5, g1, num_variables),
@@ -265,18 +266,22 @@ def _read_curve(file: BinFile, header: Cursor, wanted: Curve | str | None) -> Cu
     return key_curve
 
 
-def _check_sizes(file: BinFile, header: Cursor, curve: Curve, num_variables: int, num_public: int, n: int) -> None:
+def _check_sizes(
+    file: BinFile, header: Cursor, at: int, curve: Curve, num_variables: int, num_public: int, n: int
+) -> None:
+    """nVars (at offset ``at``), nPublic and domainSize must fit together and in the curve's domains."""
     if num_variables < num_public + 1:
         raise file.error(
-            f"nVars = {num_variables} cannot hold the constant and {num_public} public signals", header.section
+            f"nVars = {num_variables} cannot hold the constant and {num_public} public signals", header.section, at
         )
     if n == 0 or n & (n - 1) or n < num_public + 1:
-        raise file.error(f"domainSize = {n} is not a power of two ≥ nPublic + 1", header.section)
+        raise file.error(f"domainSize = {n} is not a power of two ≥ nPublic + 1", header.section, at + 8)
     if 2 * n > 1 << curve.Fr.TWO_ADICITY:
         raise file.error(
             f"domainSize = {n}: the circom reduction needs 2n-th roots of unity and {curve.name}'s Fr has them only up "
             f"to 2^{curve.Fr.TWO_ADICITY}",
             header.section,
+            at + 8,
         )
 
 
@@ -306,7 +311,7 @@ def _read_ic(file: BinFile, g1: PointDecoder, num_public: int) -> list[Point]:
     return ic
 
 
-def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, n: int) -> Coefficients:
+def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_public: int, n: int) -> Coefficients:
     cursor = file.cursor(4)
     count = cursor.u32("the number of coefficients")
     n8r = field_bytes(curve.r)
@@ -332,6 +337,14 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, n: int) 
             cursor.section,
             start + i * raw.shape[1] + 12,
             ValueOutOfRangeError,
+        )
+    if count and int(constraint.max()) < num_public:
+        # the rows end with one per public signal and the constant (A = 1): the circuit's own rows come first
+        raise file.error(
+            f"the coefficients' last row is {int(constraint.max())}, but the rows of the {num_public} public signals "
+            "and of the constant come last, after the constraints' rows",
+            cursor.section,
+            cursor.section.offset,
         )
     return Coefficients(matrix, constraint, signal, stored, curve.r)
 

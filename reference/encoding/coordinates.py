@@ -15,6 +15,7 @@ from typing import Any
 
 from cuzk.reference.curves.group import Group, Point
 from cuzk.reference.errors import (
+    EncodingError,
     InvalidLengthError,
     NonCanonicalError,
     PointNotInSubgroupError,
@@ -35,6 +36,17 @@ def coordinate_size(field: type[Any]) -> int:
     return fq_size(field)
 
 
+def as_bytes(data: Any, what: str) -> bytes:
+    """``data`` as bytes when it is bytes-like (bytes, bytearray, memoryview, a numpy byte array); anything else
+    is an EncodingError. ``bytes(64)`` would make 64 zero bytes of an int, which decode as the point at infinity."""
+    if isinstance(data, bytes):
+        return data
+    try:
+        return bytes(memoryview(data))
+    except TypeError:
+        raise EncodingError(f"{what}: expected bytes, got {type(data).__name__}") from None
+
+
 # --- Fq and Fq2 ----------------------------------------------------------------------------------------------
 
 
@@ -50,6 +62,7 @@ def decode_fq(field: type[PrimeFieldElement], data: bytes, *, what: str = "field
     ≥ q (reducing it would give one element several encodings).
     """
     size = fq_size(field)
+    data = as_bytes(data, what)
     if len(data) != size:
         raise InvalidLengthError(f"{what}: an element of {field.NAME} is {size} bytes, got {len(data)}")
     value = int.from_bytes(data, "big")
@@ -68,6 +81,7 @@ def encode_fq2(element: Fq2Element) -> bytes:
 def decode_fq2(field: type[Fq2Element], data: bytes, *, what: str = "field element") -> Fq2Element:
     """The Fq2 element encoded as c1 ‖ c0; each half is checked by :func:`decode_fq` (named ``what.c1``/``.c0``)."""
     size = coordinate_size(field)
+    data = as_bytes(data, what)
     if len(data) != size:
         raise InvalidLengthError(f"{what}: an element of {field.NAME} is {size} bytes, got {len(data)}")
     half = size // 2

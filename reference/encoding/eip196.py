@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from cuzk.reference.curves.group import Group, Point
 from cuzk.reference.encoding.coordinates import (
+    as_bytes,
     checked_point,
     coordinate_size,
     decode_coordinate,
@@ -69,7 +70,7 @@ def decode(group: Group, data: bytes, *, subgroup_check: bool = True) -> Point:
     PointNotInSubgroupError (G2 only: G1 has cofactor 1). ``subgroup_check=False`` is for callers that check
     subgroup membership themselves or trust the bytes.
     """
-    data = bytes(data)
+    data = as_bytes(data, f"a {group.name} point")
     size = coordinate_size(group.field)
     if len(data) not in (size, 2 * size):
         raise InvalidLengthError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from cuzk.reference.encoding.coordinates import as_bytes
 from cuzk.reference.errors import InvalidLengthError, NonCanonicalError
 from cuzk.reference.fields import PrimeFieldElement
 
@@ -25,8 +26,10 @@ def encode_scalar(s: PrimeFieldElement) -> bytes:
 def decode_scalar(field_type: type[S], data: bytes) -> S:
     """The element of ``field_type`` (a curve's Fr) whose 32-byte little-endian encoding is ``data``.
 
-    Raises InvalidLengthError for any other length and NonCanonicalError when the integer is ≥ r.
+    Raises InvalidLengthError for any other length, NonCanonicalError when the integer is ≥ r, and
+    EncodingError when ``data`` is not bytes-like.
     """
+    data = as_bytes(data, f"a scalar of {field_type.NAME}")
     if len(data) != SCALAR_SIZE:
         raise InvalidLengthError(f"a scalar of {field_type.NAME} is {SCALAR_SIZE} bytes, got {len(data)}")
     value = int.from_bytes(data, "little")

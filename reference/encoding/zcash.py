@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from cuzk.reference.curves.group import Group, Point
 from cuzk.reference.encoding.coordinates import (
+    as_bytes,
     checked_point,
     coordinate_size,
     decode_coordinate,
@@ -69,7 +70,7 @@ def decode(group: Group, data: bytes, *, subgroup_check: bool = True) -> Point:
     coordinate ≥ q), PointNotOnCurveError and, unless ``subgroup_check`` is false, PointNotInSubgroupError.
     ``subgroup_check=False`` is for callers that check subgroup membership themselves or trust the bytes.
     """
-    data = bytes(data)
+    data = as_bytes(data, f"a {group.name} point")
     compressed = _form(group, data)
     flags = data[0] & FLAGS
     _check_flags(group, flags, compressed)
