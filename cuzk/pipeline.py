@@ -1,6 +1,10 @@
 """Several proofs in a pipeline, as the seed engine proves a sector's partitions: the witness of proof k + 1 is
 synthesized, and its A·z, B·z, C·z evaluated, on a producer thread while the backend works on proof k.
 
+The synthesis is the circuit's Python and holds the GIL while it runs; the evaluation (:meth:`Prover.evaluate`:
+z to limbs once, then numba kernels that release the GIL) hands the consumer limbs, so the proof itself runs no
+Python loop over the witness that the producer's Python could slow down.
+
 At most ``depth`` synthesized witnesses wait in the queue (memory stays bounded however many proofs are asked
 for), and proofs come back in the order of the jobs. A failing job stops the pipeline and its error is raised
 in order, after the proofs of the jobs before it.

@@ -9,7 +9,10 @@ algebra is the reference's (:func:`~cuzk.reference.qap.witness_map` with the bac
 
 Where the time goes, and what the engine does about it (the ``--timings`` table shows each):
 
-- the witness crosses to limbs once: z first, so that B_G2 starts at once, then A·z, B·z, C·z while it runs;
+- the witness side (:meth:`Prover.evaluate`: z to limbs once, A·z, B·z, C·z by numba kernels on those limbs,
+  :mod:`cuzk.witness`) runs before the proof, or beside the previous proof in a pipeline, and hands limbs over:
+  the ``prove`` span holds the backend's work, H, the MSMs and the assembly only, and no Python loop runs beside
+  the B_G2 thread (the GIL yields the old in-proof conversion needed to let B_G2 start are gone with it);
 - the MSM results stay limbs, and the proof is assembled by three small MSMs on the backend (the reference's
   ``assemble_proof`` does six scalar multiplications in pure Python: ~100 ms on BN254, the largest engine cost of a
   2^12 proof) — the same group elements, so the same bytes;
@@ -46,7 +49,7 @@ from cuzk.reference.groth16.prover import check_shape
 from cuzk.reference.groth16.verifier import verify_proof
 from cuzk.reference.qap import witness_map
 from cuzk.timing import Recorder
-from cuzk.witness import CompiledR1CS
+from cuzk.witness import CompiledR1CS, witness_limbs
 
 # The five MSMs of a proof: (span name, key in the sums, group, the proving-key query holding the bases).
 MSMS: tuple[tuple[str, str, str, str], ...] = (
@@ -58,7 +61,6 @@ MSMS: tuple[tuple[str, str, str, str], ...] = (
 )
 
 ENV_VERIFY = "CUZK_VERIFY"
-YIELD_EVERY = 4096  # values converted to limbs between two yields of the GIL (~1 ms)
 
 
 def verify_from_env() -> bool:
@@ -86,12 +88,13 @@ def _resolve(backend: Backend | str | None) -> Backend:
 
 @dataclass(frozen=True)
 class Assignment:
-    """A witness ready for the prover: z = (1, inputs…, aux…) and A·z, B·z, C·z on the domain, as ints."""
+    """A witness ready for the prover: z = (1, inputs…, aux…) and A·z, B·z, C·z on the domain, as (n, 4) uint64
+    canonical limbs (the arrays the backend takes)."""
 
-    z: list[int]
-    a: list[int]
-    b: list[int]
-    c: list[int]
+    z: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    c: np.ndarray
 
 
 SPAN_LIMIT = 4096  # spans the default recorder keeps: the last few dozen proofs
@@ -268,11 +271,13 @@ class Prover:
             return self._compiled
 
     def evaluate(self, cs: Any) -> Assignment:
-        """The witness side of a proof of the satisfied constraint system ``cs``: z and A·z, B·z, C·z (checked to
-        satisfy every constraint). Thread-safe: a pipeline evaluates witness k + 1 while proof k is computed."""
+        """The witness side of a proof of the satisfied constraint system ``cs``: z and A·z, B·z, C·z as limbs
+        (checked to satisfy every constraint), z converted once. Thread-safe, and the kernels release the GIL: a
+        pipeline evaluates witness k + 1 while proof k is computed."""
         compiled = self._compiled_for(cs)
+        with self.recorder.span("witness_to_limbs", part="z"):
+            z = compiled.witness([v.value for v in cs.full_assignment()])
         with self.recorder.span("qap_evaluations"):
-            z = [v.value for v in cs.full_assignment()]
             a, b, c = compiled.evaluate(z)
         return Assignment(z, a, b, c)
 
@@ -284,20 +289,21 @@ class Prover:
 
     def prove_assignment(
         self,
-        z: list[Any],
-        a: list[Any],
-        b: list[Any],
-        c: list[Any],
+        z: np.ndarray | list[Any],
+        a: np.ndarray | list[Any],
+        b: np.ndarray | list[Any],
+        c: np.ndarray | list[Any],
         *,
         r: Any = None,
         s: Any = None,
         index: int | None = None,
     ) -> Proof:
         """The proof from the full assignment z = (1, inputs…, aux…) and the values a, b, c of A·z, B·z, C·z on the
-        domain (elements of Fr or ints in [0, r)); what a .zkey-based prover computes from the key's coefficients
-        instead of a circuit. The witness is trusted to satisfy the constraints: a wrong one gives a proof that
-        does not verify (and, with the self-check on, raises ProofSelfCheckError). ``index`` names the proof in
-        that error (default: the number of proofs this Prover made before)."""
+        domain: (n, 4) uint64 canonical limbs (as :meth:`evaluate` gives them), or lists of elements of Fr or ints
+        in [0, r), converted to limbs once before the proof; what a .zkey-based prover computes from the key's
+        coefficients instead of a circuit. The witness is trusted to satisfy the constraints: a wrong one gives a
+        proof that does not verify (and, with the self-check on, raises ProofSelfCheckError). ``index`` names the
+        proof in that error (default: the number of proofs this Prover made before)."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
             raise ParameterError("give both r and s, or neither")
@@ -306,6 +312,9 @@ class Prover:
         r_int, s_int = (v.value if hasattr(v, "value") else int(v) % fr.MODULUS for v in (r, s))
         if len(z) != self.pk.num_variables:
             raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
+        if not all(isinstance(v, np.ndarray) for v in (z, a, b, c)):
+            with self.recorder.span("witness_to_limbs", part="z, a, b, c"):
+                z, a, b, c = (self._to_limbs(v) for v in (z, a, b, c))
         # one proof at a time per Prover: the backends' prepared bases and the recorder are shared state
         with self._lock:
             number = self._proofs if index is None else index
@@ -314,48 +323,27 @@ class Prover:
                 proof = self._prove(z, a, b, c, r_int, s_int)
             if self._pvk is not None:
                 with self.recorder.span("self_check", proof=number):
-                    public = [fr(int(x)) for x in z[1 : self.pk.num_inputs]]
+                    public = [fr(x) for x in limbs.limbs_to_ints(z[1 : self.pk.num_inputs])]
                     if not verify_proof(self._pvk, public, proof):
                         raise ProofSelfCheckError(number)
             return proof
 
-    def _prove(self, z: list[Any], a: list[Any], b: list[Any], c: list[Any], r: int, s: int) -> Proof:
+    def _prove(self, z: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: int, s: int) -> Proof:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
-            with self.recorder.span("witness_to_limbs", part="z"):
-                z_limbs = self._to_limbs(z)
             b_g2: Future[np.ndarray] | None = None
             if self.g2_in_parallel:  # started first: the longest MSM, on its own thread
-                b_g2 = pool.submit(self._b_g2, z_limbs, s)
-            with self.recorder.span("witness_to_limbs", part="a, b, c"):
-                a_l, b_l, c_l = (self._to_limbs(v, yielding=b_g2 is not None) for v in (a, b, c))
-            scalars = {"a": z_limbs, "b_g1": z_limbs, "l": z_limbs[self.pk.num_inputs :]}
+                b_g2 = pool.submit(self._b_g2, z, s)
+            scalars = {"a": z, "b_g1": z, "l": z[self.pk.num_inputs :]}
             with self.recorder.span("h"):
-                scalars["h"] = self._h(a_l, b_l, c_l)
+                scalars["h"] = self._h(a, b, c)
             sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
             with self.recorder.span("wait_b_g2"):
-                b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_limbs, s)
+                b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z, s)
         return self._assemble(sums, b_g2_point, r, s)
 
     @staticmethod
-    def _to_limbs(values: list[Any], *, yielding: bool = False) -> np.ndarray:
-        """Ints (or Fr elements) as (n, 4) limbs (an int ≥ r is refused by the backend's input validation).
-
-        With ``yielding``, in chunks with a yield of the GIL between them: the conversion is a Python loop, and
-        while it runs the B_G2 thread, just started, needs the GIL for each step of its call (validation, each hand
-        -off to the kernels); without the yields it waits out the interpreter's 5 ms switch interval at every step
-        and its kernels start ~30 ms late at 2^16 (measured: the first gap of the proof, in which no kernel runs).
-        """
-        if not yielding or len(values) <= YIELD_EVERY:
-            return Prover._convert(values)
-        parts = []
-        for start in range(0, len(values), YIELD_EVERY):
-            parts.append(Prover._convert(values[start : start + YIELD_EVERY]))
-            time.sleep(0)  # let a thread waiting for the GIL take it
-        return np.concatenate(parts)
-
-    @staticmethod
-    def _convert(values: list[Any]) -> np.ndarray:
-        try:
-            return limbs.ints_to_limbs(values, limbs.FR_LIMBS)  # ints: no pass through int()
-        except AttributeError:
-            return limbs.ints_to_limbs([int(v) for v in values], limbs.FR_LIMBS)
+    def _to_limbs(values: np.ndarray | list[Any]) -> np.ndarray:
+        """Ints (or Fr elements) as (n, 4) limbs, in one conversion (an int ≥ r is refused by the backend's input
+        validation); an array is passed through. It runs before the ``prove`` span, before the B_G2 thread starts,
+        so it needs no yields of the GIL (the in-proof conversion of a, b, c did, to let B_G2's calls through)."""
+        return witness_limbs(values)

@@ -2,7 +2,8 @@
 
 What snarkjs does (src/groth16_prove.js), and what this module reproduces:
 
-1. A·z and B·z on every row of the domain from the key's coefficient section (A and B only);
+1. A·z and B·z on every row of the domain from the key's coefficient section (A and B only: here by the numba CSR
+   kernels of :mod:`cuzk.backends.cpu.sparse`, on the witness's limbs as read from the .wtns);
 2. C's evaluations are taken as (A·z)∘(B·z) on every row — the key has no C — so a witness that does not
    satisfy the circuit is not noticed: it just yields a proof that does not verify;
 3. H = (A·B − C) on the odd 2n-th roots (the circom reduction), then the five MSMs and the proof with random r, s.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +32,10 @@ from cuzk.formats.zkey import ZKey
 from cuzk.prover import Prover
 from cuzk.reference.errors import ProvingKeyError, UnsatisfiedConstraintError
 from cuzk.reference.groth16 import Proof, verify
+from cuzk.witness import witness_limbs
+
+if TYPE_CHECKING:
+    from cuzk.backends.cpu.sparse import CsrMatrix
 
 
 @dataclass
@@ -44,58 +49,69 @@ class ZkeyProof:
 
 @dataclass(frozen=True)
 class CompiledCoefficients:
-    """The key's A and B rows grouped for bulk evaluation (once per key): per matrix, its terms sorted by row, the
-    coefficients as Python ints in an object array (numpy's loop, Python's 256-bit arithmetic), where rows start."""
+    """The key's A and B as CSR matrices over all n rows of the domain, in snarkjs's row order, coefficients in
+    Montgomery limbs (:class:`~cuzk.backends.cpu.sparse.CsrMatrix`, evaluated by numba kernels); made once per key.
+    The terms of a row keep the key's order (a stable sort by row)."""
 
-    signals: tuple[np.ndarray, np.ndarray]
-    values: tuple[np.ndarray, np.ndarray]
-    starts: tuple[np.ndarray, np.ndarray]
-    rows: tuple[np.ndarray, np.ndarray]
+    a: CsrMatrix
+    b: CsrMatrix
 
     @classmethod
     def from_zkey(cls, zkey: ZKey) -> CompiledCoefficients:
+        from cuzk.backends.cpu.sparse import CsrMatrix
+
         c = zkey.coefficients
-        values = np.empty(len(c), dtype=object)
-        values[:] = limbs.limbs_to_ints(c.values)
-        parts: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        values = c.values
+        matrices = []
         for matrix in (0, 1):
             terms = np.flatnonzero(c.matrix == matrix)
-            terms = terms[np.argsort(c.constraint[terms], kind="stable")]
-            rows = c.constraint[terms]
-            starts = np.flatnonzero(np.diff(rows, prepend=-1))
-            parts.append((c.signal[terms], values[terms], starts, rows[starts]))
-        (sa, va, ta, ra), (sb, vb, tb, rb) = parts
-        return cls((sa, sb), (va, vb), (ta, tb), (ra, rb))
+            matrices.append(
+                CsrMatrix.from_terms(
+                    c.constraint[terms],
+                    c.signal[terms],
+                    values[terms],
+                    zkey.domain_size,
+                    zkey.curve.r,
+                    zkey.num_variables,
+                )
+            )
+        return cls(*matrices)
+
+
+def evaluate(
+    zkey: ZKey, z: np.ndarray | list[int], compiled: CompiledCoefficients | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A·z, B·z, C·z) on the rows of the domain as (n, 4) canonical limbs, in snarkjs's row order, with C = A∘B as
+    snarkjs computes it; z is (nVars, 4) limbs or a list of ints (converted once)."""
+    from cuzk.backends.cpu.sparse import check_limbs, hadamard
+
+    compiled = compiled if compiled is not None else CompiledCoefficients.from_zkey(zkey)
+    r = zkey.curve.r
+    z_limbs = check_limbs(witness_limbs(z), r, "z")
+    a, b = (m.evaluate(z_limbs) for m in (compiled.a, compiled.b))
+    return a, b, hadamard(a, b, r)
 
 
 def qap_evaluations(
-    zkey: ZKey, z: list[int], compiled: CompiledCoefficients | None = None
+    zkey: ZKey, z: np.ndarray | list[int], compiled: CompiledCoefficients | None = None
 ) -> tuple[list[int], list[int], list[int]]:
-    """(A·z, B·z, C·z) on the rows of the domain, in snarkjs's row order, with C = A∘B as snarkjs computes it.
-
-    Per matrix: gather z at the terms' signals, multiply by the coefficients, sum per row (``np.add.reduceat``)."""
-    compiled = compiled if compiled is not None else CompiledCoefficients.from_zkey(zkey)
-    r, n = zkey.curve.r, zkey.domain_size
-    z_array = np.empty(len(z), dtype=object)
-    z_array[:] = z
-    out = []
-    for m in (0, 1):
-        rows = np.zeros(n, dtype=object)
-        if len(compiled.signals[m]):
-            products = z_array[compiled.signals[m]] * compiled.values[m]
-            rows[compiled.rows[m]] = np.add.reduceat(products, compiled.starts[m])
-        out.append(rows % r)
-    a, b = out
-    return a.tolist(), b.tolist(), (a * b % r).tolist()
+    """:func:`evaluate` as lists of ints (the rows in snarkjs's order)."""
+    return tuple(limbs.limbs_to_ints(v) for v in evaluate(zkey, z, compiled))  # type: ignore[return-value]
 
 
-def to_reference_order(zkey: ZKey, values: list[int]) -> list[int]:
-    """Rows in snarkjs's order → the reference's (row i goes to k·i mod n; the identity on BN254)."""
+def to_reference_order(zkey: ZKey, values: Any) -> Any:
+    """Rows in snarkjs's order → the reference's (row i goes to k·i mod n; the identity on BN254); ``values`` is a
+    list (a list comes back) or an array of rows (an array comes back)."""
     if domain.is_identity(zkey.curve.Fr):
         return values
-    out = np.empty(len(values), dtype=object)
-    out[domain.row_positions(zkey.curve.Fr, zkey.domain_size)] = values
-    return out.tolist()
+    positions = domain.row_positions(zkey.curve.Fr, zkey.domain_size)
+    if isinstance(values, np.ndarray):
+        out = np.empty_like(values)
+        out[positions] = values
+        return out
+    moved = np.empty(len(values), dtype=object)
+    moved[positions] = values
+    return moved.tolist()
 
 
 class ZkeyProver(Prover):
@@ -125,15 +141,15 @@ class ZkeyProver(Prover):
             if r1cs is not None:
                 check_r1cs_matches(zkey, r1cs)
                 r1cs.check_witness(witness, names)
-            z = witness.ints()
         with self.recorder.span("qap_evaluations"):
-            a, b, c = (to_reference_order(zkey, v) for v in qap_evaluations(zkey, z, self.compiled))
+            z = witness.values
+            a, b, c = (to_reference_order(zkey, v) for v in evaluate(zkey, z, self.compiled))
         proof = self.prove_assignment(z, a, b, c, r=r, s=s)
         seconds: dict[str, float] = {}
         for span in self.recorder.since(first):
             if span.level == "engine":
                 seconds[span.name] = seconds.get(span.name, 0.0) + span.seconds
-        return ZkeyProof(proof, z[1 : zkey.num_public + 1], seconds)
+        return ZkeyProof(proof, limbs.limbs_to_ints(z[1 : zkey.num_public + 1]), seconds)
 
 
 def check_r1cs_matches(zkey: ZKey, r1cs: R1cs) -> None:
@@ -191,4 +207,13 @@ def prove_zkey(
     return result
 
 
-__all__ = ["ZkeyProof", "ZkeyProver", "check_r1cs_matches", "prove_zkey", "qap_evaluations", "to_reference_order"]
+__all__ = [
+    "CompiledCoefficients",
+    "ZkeyProof",
+    "ZkeyProver",
+    "check_r1cs_matches",
+    "evaluate",
+    "prove_zkey",
+    "qap_evaluations",
+    "to_reference_order",
+]

@@ -4,7 +4,9 @@ Modules: :mod:`.params` (constants from the reference's curve data), :mod:`.emit
 arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as numba intrinsics), :mod:`.curve`
 (G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums),
 :mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (many multiples of a
-generator, for a setup), :mod:`.clock` (the internal time of a call), :mod:`.jit` (numba options, disk cache).
+generator, for a setup), :mod:`.clock` (the internal time of a call), :mod:`.jit` (numba options, disk cache), and
+:mod:`.sparse` (CSR matrices over Fr on limbs: the engine's witness side, :mod:`cuzk.witness`, which uses it
+whatever the backend, without a backend object).
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk: about 53 s once per machine for every kernel of both curves, then about 1 s to load), when a backend method

@@ -270,20 +270,39 @@ def test_assembly_on_the_backend_handles_the_identity() -> None:
 
 
 def test_witness_values_may_be_field_elements() -> None:
-    """prove_assignment takes ints or elements of Fr for z, a, b, c (the limbs conversion falls back)."""
+    """prove_assignment takes limbs (what evaluate gives), or lists of ints or of elements of Fr for z, a, b, c
+    (converted once: the limbs conversion falls back to int())."""
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
     prover = Prover(pk, "reference")
     w = prover.evaluate(cs)
+    assert all(v.dtype == np.uint64 and v.shape[1:] == (4,) for v in (w.z, w.a, w.b, w.c))
     fr = BN254.Fr
-    as_fr = [[fr(v) for v in values] for values in (w.z, w.a, w.b, w.c)]
-    got = prover.prove_assignment(*as_fr, r=5, s=6)
-    assert got.to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
-    assert np.array_equal(Prover._to_limbs(as_fr[0]), Prover._to_limbs(w.z))
+    as_ints = [limbs.limbs_to_ints(v) for v in (w.z, w.a, w.b, w.c)]
+    as_fr = [[fr(v) for v in values] for values in as_ints]
+    expected = create_proof(pk, cs, r=5, s=6).to_bytes()
+    assert prover.prove_assignment(*as_fr, r=5, s=6).to_bytes() == expected
+    assert prover.prove_assignment(*as_ints, r=5, s=6).to_bytes() == expected
+    assert np.array_equal(Prover._to_limbs(as_fr[0]), w.z)
 
 
-def test_witness_conversion_in_chunks_is_the_same() -> None:
+def test_witness_conversion_is_the_limbs_of_the_values() -> None:
     rng = random.Random(1)
-    values = [rng.randrange(BN254.r) for _ in range(3 * 4096 + 17)]
+    values = [rng.randrange(BN254.r) for _ in range(3 * 4096 + 17)] + [0, 1, BN254.r - 1]
     expected = limbs.ints_to_limbs(values, limbs.FR_LIMBS)
-    assert np.array_equal(Prover._to_limbs(values, yielding=True), expected)
-    assert np.array_equal(Prover._to_limbs([BN254.Fr(v) for v in values], yielding=True), expected)
+    assert np.array_equal(Prover._to_limbs(values), expected)
+    assert np.array_equal(Prover._to_limbs([BN254.Fr(v) for v in values]), expected)
+    assert Prover._to_limbs(expected) is expected  # limbs pass through
+
+
+def test_prove_span_holds_no_witness_conversion() -> None:
+    """The witness crosses to limbs in evaluate (or before the proof for lists), never inside the prove span."""
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    prover = Prover(pk, "reference")
+    w = prover.evaluate(cs)
+    prover.prove_assignment(w.z, w.a, w.b, w.c, r=5, s=6)
+    prover.prove_assignment(*(limbs.limbs_to_ints(v) for v in (w.z, w.a, w.b, w.c)), r=5, s=6)
+    spans = prover.recorder.spans
+    proves = [(s.start, s.end) for s in spans if s.name == "prove" and s.level == "engine"]
+    conversions = [s for s in spans if s.name == "witness_to_limbs"]
+    assert len(proves) == 2 and len(conversions) == 2  # evaluate's z, and the lists of the second proof
+    assert not any(a < s.end and s.start < b for s in conversions for a, b in proves)
