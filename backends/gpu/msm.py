@@ -23,6 +23,9 @@ from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
 
 PARALLEL_ITEMS_PER_UNIT = {"cpu": 16, "gpu": 256}  # bucket work-items per compute unit
+# Shifted bases pay up to 2^20 points and cost beyond (H200, BN254 G1, device ms unshifted → shifted: 2^16 3.71 → 1.91,
+# 2^18 5.89 → 3.92, 2^20 13.8 → 13.8, 2^22 41.1 → 64.4, 2^24 163 → 212: W copies of the bases read at random).
+SHIFTED_MAX_POINTS = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -77,11 +80,11 @@ def prepare(
     shifted: bool = False,
 ) -> ResidentBases:
     """Upload the bases to stay; with ``shifted``, also their shifted copies for the window of n points (see
-    :func:`~cuzk.backends.gpu.plan.shifted_window`) when those fit in one allocation and half the free memory (else
-    the bases alone)."""
+    :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS and the copies fit in one allocation
+    and half the free memory (else the bases alone)."""
     geometry = Geometry.of(curve, group)
     n = len(bases)
-    if shifted and n and not max_chunk:
+    if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS:
         c = shifted_window(n, curve.r.bit_length())
         w = window_count(curve.r.bit_length(), c)
         nbytes = w * n * geometry.base_bytes
