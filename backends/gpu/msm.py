@@ -120,8 +120,9 @@ class Tables:
     table_bytes: int
 
     @classmethod
-    def allocate(cls, ctx: DeviceContext, geometry: Geometry, rows: int, nb: int, blocks: int, segments: int,
-                 entries: int) -> Tables:  # fmt: skip
+    def allocate(
+        cls, ctx: DeviceContext, geometry: Geometry, rows: int, nb: int, blocks: int, segments: int, entries: int
+    ) -> Tables:
         table_bytes = rows * (nb + 1) * 4
         return cls(
             ctx.buffer(table_bytes),
@@ -188,9 +189,14 @@ def finish(
 
 
 def _msm_shifted(
-    ctx: DeviceContext, curve: Curve, group: str, scalars: np.ndarray, resident: ResidentBases, memory: Memory,
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    scalars: np.ndarray,
+    resident: ResidentBases,
+    memory: Memory,
     parallel_items: int,
-) -> np.ndarray | None:  # fmt: skip
+) -> np.ndarray | None:
     """The MSM over shifted resident bases (one bucket row for all windows, no Horner), or None when its tables do
     not fit the memory (the caller then takes the per-window path over the unshifted bases)."""
     geometry = Geometry.of(curve, group)
@@ -206,8 +212,8 @@ def _msm_shifted(
     tables = Tables.allocate(ctx, geometry, 1, nb, blocks, segments, w * n)
     scalar_buf = ctx.upload(scalars)
     buf = resident.pieces[0][0]
-    accumulate(ctx, curve, group, tables, scalar_buf, n, buf, 0, c=c, windows=w, blocks=blocks, segments=segments,
-               merged=True)  # fmt: skip
+    shape = {"c": c, "windows": w, "blocks": blocks, "segments": segments}
+    accumulate(ctx, curve, group, tables, scalar_buf, n, buf, 0, merged=True, **shape)
     return finish(ctx, curve, group, geometry, tables, 1, c)
 
 
@@ -262,8 +268,8 @@ def msm(
             ctx.write(buf, bases[first : first + count])
             ctx.launch(curve, _program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
             offset = 0
-        accumulate(ctx, curve, group, tables, scalar_buf, count, buf, offset, c=c, windows=w, blocks=plan.blocks,
-                   segments=plan.segments, merged=False)  # fmt: skip
+        shape = {"c": c, "windows": w, "blocks": plan.blocks, "segments": plan.segments}
+        accumulate(ctx, curve, group, tables, scalar_buf, count, buf, offset, merged=False, **shape)
     return finish(ctx, curve, group, geometry, tables, w, c)
 
 
