@@ -4,8 +4,9 @@ every point checked to lie on its curve.
 A G1 point is stored as x‖y, a G2 point as x.c0‖x.c1‖y.c0‖y.c1 (Fq2 = Fq[u]/(u² + 1) on both curves), each
 coordinate n8q bytes in Montgomery form; the point at infinity is all zeros (ffjavascript's affine zero).
 The curve equation y² = x³ + b is checked in Montgomery form, where it reads the same (both sides carry one R),
-vectorised over a chunk of points at a time; the subgroup is not checked (it costs a scalar multiplication per
-point: on BN254's G1, whose cofactor is 1, being on the curve is enough).
+vectorised over a chunk of points at a time. The subgroup is checked for the few points of a header and the IC
+(:meth:`PointDecoder.decode_points`: the verifying key's α, β, γ, δ and γ_abc), not in the bulk sections (it costs
+a scalar multiplication per point; on BN254's G1, whose cofactor is 1, being on the curve is enough).
 """
 
 from __future__ import annotations
@@ -70,8 +71,9 @@ class PointDecoder:
         return out.reshape(n, *limbs.point_shape(self.curve, self.group)), None
 
     def decode_points(self, raw: np.ndarray) -> tuple[list[Point], BadPoint | None]:
-        """Few points (a header's, the IC) as reference points, checked with the reference's arithmetic: numpy's
-        per-call overhead would cost more than the work for a handful of points."""
+        """Few points (a header's, the IC) as reference points, checked with the reference's arithmetic (on the curve
+        and in the order-r subgroup): numpy's per-call overhead would cost more than the work for a handful of
+        points."""
         fq, coords, n8 = self.fq, coordinate_count(self.group), self.fq.n8
         r_inv = pow(fq.R, -1, fq.p)
         grp = limbs.group_of(self.curve, self.group)
@@ -92,6 +94,8 @@ class PointDecoder:
             point = grp.point_unchecked(x, y)
             if not point.is_on_curve():
                 return points, BadPoint(i, f"the point is not on {grp.name}")
+            if grp.cofactor != 1 and not point.is_in_subgroup():
+                return points, BadPoint(i, f"the point is on {grp.name} but not in its subgroup of order r")
             points.append(point)
         return points, None
 
