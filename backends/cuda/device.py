@@ -85,6 +85,7 @@ class CudaContext:
         self.trace: list[tuple[str, Any, Any]] | None = None  # (kernel, start event, end event) while a list
         self.lock = threading.RLock()
         self.build_seconds: dict[str, float] = {}
+        self.memory_errors: tuple[type[BaseException], ...] = (self.cp.cuda.memory.OutOfMemoryError,)
         self._modules: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
         self._dummy: Any = None

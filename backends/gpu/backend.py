@@ -23,6 +23,7 @@ from cuzk.backends.gpu import fixed_base
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu.context import DeviceContext, SelectionError
+from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
     COMPUTE_H,
@@ -113,7 +114,9 @@ class DeviceBackend(BackendBase):
     @contextmanager
     def _device_call(self) -> Iterator[DeviceContext]:
         """The context, locked for one call; afterwards ``last_kernel_seconds`` holds the device time per kernel
-        (a call made inside another, as msm_batch makes, counts towards the outer one)."""
+        (a call made inside another, as msm_batch makes, counts towards the outer one). The API's out-of-memory
+        errors (the device's memory is shared with other processes, or smaller than it reported) become
+        :class:`DeviceMemoryError`; the backend stays usable."""
         ctx = self.context
         with ctx.lock:
             if ctx.trace is not None:
@@ -122,6 +125,12 @@ class DeviceBackend(BackendBase):
             ctx.trace = trace = []
             try:
                 yield ctx
+            except ctx.memory_errors as exc:
+                raise DeviceMemoryError(
+                    f"the {self.name} device ran out of memory ({type(exc).__name__}: {exc}); other processes may "
+                    f"hold part of it: pass memory_limit= (bytes) to {type(self).__name__} to plan with less, and the "
+                    "work is cut into chunks that fit"
+                ) from None
             finally:
                 ctx.trace = None
             self.last_kernel_seconds = ctx.kernel_seconds(trace)

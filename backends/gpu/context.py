@@ -42,6 +42,7 @@ class DeviceContext(Protocol):
     lock: threading.RLock
     trace: list[Any] | None
     build_seconds: dict[str, float]
+    memory_errors: tuple[type[BaseException], ...]  # what the API raises when the device has no memory left
 
     def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> Any: ...
 

@@ -127,6 +127,7 @@ class OpenCLContext:
         self.trace: list[tuple[str, Any]] | None = None  # (kernel, event) of every launch while a list
         self.lock = threading.RLock()
         self.build_seconds: dict[str, float] = {}
+        self.memory_errors: tuple[type[BaseException], ...] = (self.cl.MemoryError,)
         self._programs: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
         self._dummy: Any = None

@@ -261,6 +261,33 @@ def test_msm_memory_errors(backend: DeviceBackend, curve: Curve) -> None:
         fresh(backend, memory_limit=100).prepare_bases(curve, "g1", bases)
 
 
+def test_device_out_of_memory_is_a_typed_error_and_loses_nothing(
+    backend: DeviceBackend, curve: Curve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An allocation the device refuses (its memory taken by another process, say) raises DeviceMemoryError
+    naming the remedy, never a wrong result; the same backend then works again."""
+    own = fresh(backend)
+    ctx = own.context
+    bases, scalars = bases_of(curve, "g1", 30), scalars_of(curve, list(range(1, 31)))
+    error = ctx.memory_errors[0]
+    allocate = ctx.buffer
+
+    def refuse(nbytes: int) -> object:
+        if nbytes > 1000:
+            try:
+                exc = error("out of memory (simulated)")
+            except TypeError:  # cupy's OutOfMemoryError(size, total)
+                exc = error(nbytes, 1 << 30)
+            raise exc
+        return allocate(nbytes)
+
+    monkeypatch.setattr(ctx, "buffer", refuse)
+    with pytest.raises(DeviceMemoryError, match=r"ran out of memory.*memory_limit"):
+        own.msm(curve, "g1", bases, scalars)
+    monkeypatch.setattr(ctx, "buffer", allocate)
+    np.testing.assert_array_equal(own.msm(curve, "g1", bases, scalars), REFERENCE.msm(curve, "g1", bases, scalars))
+
+
 @pytest.mark.parametrize("group", GROUPS)
 def test_on_curve_kernel_reads_the_emitted_b(backend: DeviceBackend, curve: Curve, group: str) -> None:
     """The emitted b (b' for G2) and the Montgomery conversions: y² = x³ + b holds on the device for every point,
