@@ -83,6 +83,12 @@ def _cmd_prove(args: argparse.Namespace) -> int:
         print(line)
     if args.timings:
         print("\n".join(timings_table(report.recorder)))
+        proofs = [span for span in report.recorder.spans if span.name == "prove" and span.level == "engine"]
+        if len(proofs) > 1:  # the first proof pays the warm-up (and may run beside the next one's synthesis)
+            print("each proof: " + ", ".join(f"{span.seconds * 1e3:.1f} ms" for span in proofs))
+            last = proofs[-1]
+            print("the last proof alone:")
+            print("\n".join(timings_table(report.recorder.between(last.start, last.end))))
     if args.trace:
         print(f"trace written to {chrome_trace(report.recorder, args.trace)} (open it in ui.perfetto.dev)")
     print(f"total {time.perf_counter() - started:.2f} s")

@@ -122,6 +122,15 @@ class Recorder:
                 seen[s.name] = s.start
         return sorted(seen, key=seen.__getitem__)
 
+    def between(self, start: float, end: float) -> Recorder:
+        """A recorder of the spans that lie within [start, end] (seconds since this recorder's origin), e.g. one
+        proof's out of a run of several."""
+        part = Recorder()
+        part.origin = self.origin
+        with self._lock:
+            part.spans = [s for s in self.spans if s.start >= start and s.end <= end]
+        return part
+
     def window(self, name: str, level: str = "engine") -> tuple[float, float] | None:
         """(first start, last end) of the spans called ``name``, or None."""
         spans = [s for s in self.spans if s.name == name and s.level == level]

@@ -15,6 +15,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.backends.registry import discover, registered_backends
+from cuzk.cli import main
 from cuzk.errors import CuzkError, ProofSelfCheckError
 from cuzk.pipeline import prove_many
 from cuzk.prover import ENV_VERIFY, Prover
@@ -306,3 +307,25 @@ def test_prove_span_holds_no_witness_conversion() -> None:
     conversions = [s for s in spans if s.name == "witness_to_limbs"]
     assert len(proves) == 2 and len(conversions) == 2  # evaluate's z, and the lists of the second proof
     assert not any(a < s.end and s.start < b for s in conversions for a, b in proves)
+
+
+def test_timings_of_several_proofs_show_each_and_the_last_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """With --proofs > 1 the table of the whole run is followed by each proof's time and the last proof's own table
+    (the first one pays the warm-up), whose phases are those of one proof."""
+    argv = ["prove", "--circuit", "cubic", "--constraints", "8", "--backend", "reference", "--proofs", "3"]
+    assert main([*argv, "--timings", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    each = next(line for line in out.splitlines() if line.startswith("each proof: "))
+    assert each.count(" ms") == 3
+    last = out.split("the last proof alone:\n", 1)[1]
+    rows = [line for line in last.splitlines() if line.strip().startswith("msm_a_g1")]
+    assert len(rows) == 1  # one proof's MSM, not three summed
+    assert "prove:" in last
+
+
+def test_recorder_between_keeps_the_spans_of_a_window() -> None:
+    recorder = Recorder()
+    for name, start, end in (("a", 0.0, 1.0), ("b", 1.5, 2.0), ("c", 1.8, 3.5)):
+        recorder.add(name, "engine", recorder.origin + start, recorder.origin + end)
+    assert [s.name for s in recorder.between(1.0, 3.0).spans] == ["b"]
+    assert recorder.between(1.0, 3.0).origin == recorder.origin
