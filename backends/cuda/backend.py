@@ -8,10 +8,7 @@ whether it can run.
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any
-
-import numpy as np
 
 from cuzk.backends.cuda.device import CudaContext, device_info, import_cupy, select_device
 from cuzk.backends.gpu.backend import DeviceBackend
@@ -34,20 +31,12 @@ class CudaBackend(DeviceBackend):
     def _open(self, device: Any) -> DeviceContext:
         return CudaContext(device)
 
-    def describe(self) -> dict[str, Any]:
-        versions = {"numpy": np.__version__}
-        for package in ("cuzk", "cupy"):
-            try:
-                versions[package] = metadata.version(package)
-            except metadata.PackageNotFoundError:
-                versions[package] = "not installed"
-        if self.unavailable_reason() is not None:
-            return {"device": None, "versions": versions, "reason": self._reason}
+    api_package = "cupy"
+
+    def _device_facts(self) -> dict[str, Any]:
         cp = import_cupy()
-        versions["cupy"] = cp.__version__  # the distribution is named per CUDA version (cupy-cuda12x, …)
         facts = dict(device_info(cp, self._device).facts)
-        facts["versions"] = versions
-        facts["build_seconds"] = dict(self._ctx.build_seconds) if self._ctx is not None else {}
+        facts["versions"] = {"cupy": cp.__version__}  # the distribution is named per CUDA version (cupy-cuda12x, …)
         return facts
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends.gpu.context import DeviceInfo, SelectionError
+from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, SelectionError
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import CUDA, generate
 from cuzk.reference.curves import Curve
@@ -73,7 +73,7 @@ def device_info(cp: ModuleType, device: Any) -> DeviceInfo:
     return DeviceInfo(name, "CUDA", "gpu", int(props["multiProcessorCount"]), total, total, facts)
 
 
-class CudaContext:
+class CudaContext(BufferHelpers):
     """One device, one stream on it, the programs compiled for it, and a kernel launcher (a DeviceContext)."""
 
     def __init__(self, device: Any) -> None:
@@ -88,7 +88,6 @@ class CudaContext:
         self.memory_errors: tuple[type[BaseException], ...] = (self.cp.cuda.memory.OutOfMemoryError,)
         self._modules: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
-        self._dummy: Any = None
 
     @contextmanager
     def _on(self) -> Iterator[None]:
@@ -153,23 +152,11 @@ class CudaContext:
         with self._on():
             return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
 
-    def upload(self, array: np.ndarray) -> Any:
-        data = np.ascontiguousarray(array)
-        buf = self.buffer(data.nbytes)
-        if data.nbytes:
-            self.write(buf, data)
-        return buf
-
     def write(self, buf: Any, array: np.ndarray) -> None:
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
         if raw.size:
             with self._on():
                 buf[: raw.size].set(raw, stream=self.stream)
-
-    def zeros(self, nbytes: int) -> Any:
-        buf = self.buffer(nbytes)
-        self.fill_zero(buf, nbytes)
-        return buf
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         if nbytes:
@@ -182,13 +169,6 @@ class CudaContext:
             with self._on():
                 buf[: out.nbytes].get(stream=self.stream, out=out.reshape(-1).view(np.uint8))
         return out
-
-    @property
-    def dummy(self) -> Any:
-        """A small buffer for kernel arguments that a flag leaves unused."""
-        if self._dummy is None:
-            self._dummy = self.zeros(256)
-        return self._dummy
 
 
 __all__ = ["BLOCK", "CudaContext", "device_info", "import_cupy", "select_device"]

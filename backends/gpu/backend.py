@@ -13,6 +13,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from importlib import metadata
 from typing import Any
 
 import numpy as np
@@ -88,6 +89,26 @@ class DeviceBackend(BackendBase):
     def _open(self, device: Any) -> DeviceContext:
         """A new context on ``device``."""
         raise NotImplementedError
+
+    api_package = ""  # the Python package of the API, whose version describe() reports
+
+    def _device_facts(self) -> dict[str, Any]:
+        """What describe() says of the selected device (the backend is available)."""
+        raise NotImplementedError
+
+    def describe(self) -> dict[str, Any]:
+        versions = {"numpy": np.__version__}
+        for package in ("cuzk", self.api_package):
+            try:
+                versions[package] = metadata.version(package)
+            except metadata.PackageNotFoundError:
+                versions[package] = "not installed"
+        if self.unavailable_reason() is not None:
+            return {"device": None, "versions": versions, "reason": self._reason}
+        facts = self._device_facts()
+        facts["versions"] = {**versions, **facts.get("versions", {})}
+        facts["build_seconds"] = dict(self._ctx.build_seconds) if self._ctx is not None else {}
+        return facts
 
     # --- availability ---------------------------------------------------------------------------------------
 

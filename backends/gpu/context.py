@@ -64,4 +64,39 @@ class DeviceContext(Protocol):
     def dummy(self) -> Any: ...
 
 
-__all__ = ["DeviceContext", "DeviceInfo", "SelectionError"]
+class BufferHelpers:
+    """What every context derives from its ``buffer``, ``write`` and ``fill_zero``: uploads, zeroed buffers and a
+    shared dummy argument. OpenCL's and CUDA's contexts inherit it."""
+
+    _dummy: Any = None
+
+    def buffer(self, nbytes: int) -> Any:
+        raise NotImplementedError
+
+    def write(self, buf: Any, array: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def fill_zero(self, buf: Any, nbytes: int) -> None:
+        raise NotImplementedError
+
+    def upload(self, array: np.ndarray) -> Any:
+        data = np.ascontiguousarray(array)
+        buf = self.buffer(data.nbytes)
+        if data.nbytes:
+            self.write(buf, data)
+        return buf
+
+    def zeros(self, nbytes: int) -> Any:
+        buf = self.buffer(nbytes)
+        self.fill_zero(buf, nbytes)
+        return buf
+
+    @property
+    def dummy(self) -> Any:
+        """A small buffer for kernel arguments that a flag leaves unused."""
+        if self._dummy is None:
+            self._dummy = self.zeros(256)
+        return self._dummy
+
+
+__all__ = ["BufferHelpers", "DeviceContext", "DeviceInfo", "SelectionError"]

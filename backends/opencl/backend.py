@@ -8,10 +8,7 @@ PoCL, which is how CI tests every kernel without a GPU. Device choice and progra
 
 from __future__ import annotations
 
-from importlib import metadata
 from typing import Any
-
-import numpy as np
 
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.context import DeviceContext
@@ -62,19 +59,10 @@ class OpenCLBackend(DeviceBackend):
             return self.CPU_PRIORITY
         return self.GPU_PRIORITY
 
-    def describe(self) -> dict[str, Any]:
-        versions = {"numpy": np.__version__}
-        for package in ("cuzk", "pyopencl"):
-            try:
-                versions[package] = metadata.version(package)
-            except metadata.PackageNotFoundError:
-                versions[package] = "not installed"
-        if self.unavailable_reason() is not None:
-            return {"device": None, "versions": versions, "reason": self._reason}
-        facts = dict(device_info(import_pyopencl(), self._device).facts)
-        facts["versions"] = versions
-        facts["build_seconds"] = dict(self._ctx.build_seconds) if self._ctx is not None else {}
-        return facts
+    api_package = "pyopencl"
+
+    def _device_facts(self) -> dict[str, Any]:
+        return dict(device_info(import_pyopencl(), self._device).facts)
 
 
 __all__ = ["OpenCLBackend"]

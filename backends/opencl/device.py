@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends.gpu.context import DeviceInfo, SelectionError
+from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, SelectionError
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import OPENCL, generate
 from cuzk.reference.curves import Curve
@@ -114,7 +114,7 @@ def device_info(cl: ModuleType, device: Any) -> DeviceInfo:
     )
 
 
-class OpenCLContext:
+class OpenCLContext(BufferHelpers):
     """A context and an in-order queue on one device, the programs built for it, and a kernel launcher."""
 
     def __init__(self, device: Any) -> None:
@@ -130,7 +130,6 @@ class OpenCLContext:
         self.memory_errors: tuple[type[BaseException], ...] = (self.cl.MemoryError,)
         self._programs: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
-        self._dummy: Any = None
 
     # --- programs and kernels -------------------------------------------------------------------------------
 
@@ -184,20 +183,8 @@ class OpenCLContext:
     def buffer(self, nbytes: int) -> Any:
         return self.cl.Buffer(self.context, self.cl.mem_flags.READ_WRITE, max(nbytes, 8))
 
-    def upload(self, array: np.ndarray) -> Any:
-        data = np.ascontiguousarray(array)
-        buf = self.buffer(data.nbytes)
-        if data.nbytes:
-            self.cl.enqueue_copy(self.queue, buf, data)
-        return buf
-
     def write(self, buf: Any, array: np.ndarray) -> None:
         self.cl.enqueue_copy(self.queue, buf, np.ascontiguousarray(array))
-
-    def zeros(self, nbytes: int) -> Any:
-        buf = self.buffer(nbytes)
-        self.fill_zero(buf, nbytes)
-        return buf
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         if nbytes:
@@ -208,13 +195,6 @@ class OpenCLContext:
         if out.nbytes:
             self.cl.enqueue_copy(self.queue, out, buf)
         return out
-
-    @property
-    def dummy(self) -> Any:
-        """A small buffer for kernel arguments that a flag leaves unused."""
-        if self._dummy is None:
-            self._dummy = self.zeros(256)
-        return self._dummy
 
 
 def platform_env() -> str | None:
