@@ -121,9 +121,17 @@ class CudaContext(BufferHelpers):
             self._kernels[key] = (k, max(32, min(BLOCK, k.max_threads_per_block)))
         return self._kernels[key]
 
-    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> None:
-        """Run kernel ``name`` over ``items`` threads (rounded up to whole blocks; kernels check their range)."""
+    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None) -> None:
+        """Run kernel ``name`` over ``items`` threads (rounded up to whole blocks; kernels check their range), in
+        blocks of ``group`` threads when given (kernels that share memory within a block), else of the default."""
         k, block = self.kernel(curve, program, name)
+        if group is not None:
+            if group > k.max_threads_per_block:
+                raise KernelBuildError(
+                    f"{name} needs blocks of {group} threads; its registers allow {k.max_threads_per_block} on "
+                    f"{self.info.name!r}"
+                )
+            block = group
         grid = max(1, -(-items // block))
         with self._on():
             if self.trace is None:

@@ -2,9 +2,9 @@
 
 Buffers are opaque handles of a byte size; host arrays are copied in and out as raw little-endian bytes, which is
 why the OpenCL kernels (64-bit limbs) and the CUDA kernels (32-bit limbs) read the same host arrays. ``launch``
-starts ``items`` threads (rounded up to whole groups; the kernels check their range) on the context's one in-order
-queue or stream, and while ``trace`` is a list, appends a record of each launch that ``kernel_seconds`` turns into
-device time per kernel.
+starts ``items`` threads (rounded up to whole groups of ``group`` threads, or the context's default; the kernels
+check their range) on the context's one in-order queue or stream, and while ``trace`` is a list, appends a record
+of each launch that ``kernel_seconds`` turns into device time per kernel.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ class DeviceContext(Protocol):
     build_seconds: dict[str, float]
     memory_errors: tuple[type[BaseException], ...]  # what the API raises when the device has no memory left
 
-    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> Any: ...
+    def launch(
+        self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None
+    ) -> Any: ...
 
     def kernel_seconds(self, trace: list[Any]) -> dict[str, float]: ...
 

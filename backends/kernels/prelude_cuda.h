@@ -16,6 +16,12 @@ typedef u32 limb_t;
 #define GLOBAL_ID() (blockIdx.x * blockDim.x + threadIdx.x)
 #define ATOMIC_INC(p) atomicAdd((p), 1u)
 #define UNROLL _Pragma("unroll")
+/* Work-group (block) level: shared memory, its barrier, the thread's place in its block. */
+#define LOCAL __shared__
+#define BARRIER() __syncthreads()
+#define LOCAL_ID() (threadIdx.x)
+#define GROUP_ID() (blockIdx.x)
+#define LOCAL_SIZE() (blockDim.x)
 
 /* a + b + *carry; *carry becomes the carry out (0 or 1). */
 DEVICE limb_t add_cc(limb_t a, limb_t b, limb_t *carry) {

@@ -16,6 +16,12 @@ typedef ulong limb_t;
 #define GLOBAL_ID() ((u32)get_global_id(0))
 #define ATOMIC_INC(p) atomic_inc(p)
 #define UNROLL _Pragma("unroll")
+/* Work-group level: local memory, its barrier, the work-item's place in its group. */
+#define LOCAL __local
+#define BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define LOCAL_ID() ((u32)get_local_id(0))
+#define GROUP_ID() ((u32)get_group_id(0))
+#define LOCAL_SIZE() ((u32)get_local_size(0))
 
 #ifdef __SIZEOF_INT128__
 /* CPU devices (PoCL): 128-bit integers compile to add/adc and mul/mulx, far faster than PoCL's mul_hi. */

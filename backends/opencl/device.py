@@ -159,9 +159,15 @@ class OpenCLContext(BufferHelpers):
             self._kernels[key] = (k, max(1, min(WORK_GROUP[self.info.kind], limit)))
         return self._kernels[key]
 
-    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any) -> Any:
-        """Run kernel ``name`` over ``items`` work-items (rounded up to whole groups; kernels check their range)."""
+    def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None) -> Any:
+        """Run kernel ``name`` over ``items`` work-items (rounded up to whole groups; kernels check their range), in
+        work-groups of ``group`` items when given (kernels that share local memory), else of the default."""
         k, local = self.kernel(curve, program, name)
+        if group is not None:
+            limit = k.get_work_group_info(self.cl.kernel_work_group_info.WORK_GROUP_SIZE, self.device)
+            if group > limit:
+                raise KernelBuildError(f"{name} needs work-groups of {group}; {self.info.name!r} allows {limit}")
+            local = group
         size = max(1, -(-items // local)) * local
         k.set_args(*args)
         event = self.cl.enqueue_nd_range_kernel(self.queue, k, (size,), (local,))

@@ -28,6 +28,11 @@ PRELUDE_NAMES = [
     "GLOBAL_ID",
     "ATOMIC_INC",
     "UNROLL",
+    "LOCAL",
+    "BARRIER",
+    "LOCAL_ID",
+    "GROUP_ID",
+    "LOCAL_SIZE",
 ]
 PRELUDE_FUNCTIONS = ["add_cc", "sub_cc", "mac_cc"]
 
