@@ -30,27 +30,34 @@ DEVICE bool ${f}_eq(${f}_t a, ${f}_t b) {
 DEVICE ${f}_t ${f}_reduce(${f}_t a) {
   const limb_t p[${F}_N] = ${F}_P;
   ${f}_t d;
-  limb_t borrow = 0;
-  UNROLL for (int i = 0; i < ${F}_N; i++) d.l[i] = sub_cc(a.l[i], p[i], &borrow);
-  return borrow ? a : d;
+  limb_t cc;
+  d.l[0] = sub_cc(a.l[0], p[0], &cc);
+  UNROLL for (int i = 1; i < ${F}_N; i++) d.l[i] = subc_cc(a.l[i], p[i], &cc);
+  limb_t keep = subc(0, 0, &cc); /* all ones when a < p: keep a */
+  UNROLL for (int i = 0; i < ${F}_N; i++) d.l[i] = (a.l[i] & keep) | (d.l[i] & ~keep);
+  return d;
 }
 
 /* p < R/2, so a + b < 2p never carries out of the top limb. */
 DEVICE ${f}_t ${f}_add(${f}_t a, ${f}_t b) {
   ${f}_t r;
-  limb_t carry = 0;
-  UNROLL for (int i = 0; i < ${F}_N; i++) r.l[i] = add_cc(a.l[i], b.l[i], &carry);
+  limb_t cc;
+  r.l[0] = add_cc(a.l[0], b.l[0], &cc);
+  UNROLL for (int i = 1; i < ${F}_N - 1; i++) r.l[i] = addc_cc(a.l[i], b.l[i], &cc);
+  r.l[${F}_N - 1] = addc(a.l[${F}_N - 1], b.l[${F}_N - 1], &cc);
   return ${f}_reduce(r);
 }
 
 DEVICE ${f}_t ${f}_sub(${f}_t a, ${f}_t b) {
   const limb_t p[${F}_N] = ${F}_P;
   ${f}_t r;
-  limb_t borrow = 0;
-  UNROLL for (int i = 0; i < ${F}_N; i++) r.l[i] = sub_cc(a.l[i], b.l[i], &borrow);
-  limb_t mask = (limb_t)0 - borrow; /* all ones when a < b: add p back */
-  limb_t carry = 0;
-  UNROLL for (int i = 0; i < ${F}_N; i++) r.l[i] = add_cc(r.l[i], p[i] & mask, &carry);
+  limb_t cc;
+  r.l[0] = sub_cc(a.l[0], b.l[0], &cc);
+  UNROLL for (int i = 1; i < ${F}_N; i++) r.l[i] = subc_cc(a.l[i], b.l[i], &cc);
+  limb_t mask = subc(0, 0, &cc); /* all ones when a < b: add p back */
+  r.l[0] = add_cc(r.l[0], p[0] & mask, &cc);
+  UNROLL for (int i = 1; i < ${F}_N - 1; i++) r.l[i] = addc_cc(r.l[i], p[i] & mask, &cc);
+  r.l[${F}_N - 1] = addc(r.l[${F}_N - 1], p[${F}_N - 1] & mask, &cc);
   return r;
 }
 
@@ -58,23 +65,36 @@ DEVICE ${f}_t ${f}_neg(${f}_t a) { return ${f}_sub(${f}_zero(), a); }
 
 DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
 
-/* a·b·R⁻¹ mod p by CIOS without the extra carry word (valid as p's top limb < 2^(w−1) − 1; constants.py checks).
+/* t[0 … N] += x·y[0 … N−1] (x one limb) in two carry chains, the low halves of the products into t[0 … N−1] and
+ * the high halves into t[1 … N]; the caller knows the sum fits in N + 1 limbs. */
+#define ${F}_MAD_ROW(t, x, y)                                                      \
+  do {                                                                             \
+    limb_t cc;                                                                     \
+    t[0] = mad_lo_cc(x, y[0], t[0], &cc);                                          \
+    UNROLL for (int j = 1; j < ${F}_N; j++) t[j] = madc_lo_cc(x, y[j], t[j], &cc); \
+    t[${F}_N] = addc(t[${F}_N], 0, &cc);                                           \
+    t[1] = mad_hi_cc(x, y[0], t[1], &cc);                                          \
+    UNROLL for (int j = 1; j < ${F}_N - 1; j++)                                    \
+      t[j + 1] = madc_hi_cc(x, y[j], t[j + 1], &cc);                               \
+    t[${F}_N] = madc_hi(x, y[${F}_N - 1], t[${F}_N], &cc);                         \
+  } while (0)
+
+/* a·b·R⁻¹ mod p by CIOS (Koç, Acar, Kaliski 1996), a row per limb b_i: t += a·b_i, then t += m·p with
+ * m = t_0·(−p⁻¹) mod 2^w, which zeroes t_0, then t shifts down one limb. With a, b < p and p < R/2, t < 2p after
+ * every row and t + a·b_i + m·p < 2^w·2p < 2^w·R: N + 1 limbs hold every intermediate, and one conditional
+ * subtraction ends it. Each row is four carry chains (PTX mad/madc on CUDA).
  * Kept out of line: inlined into every point formula it multiplies GPU compile times (nvcc took 159 s instead of
  * 25 s for BN254's G2 MSM program) and register pressure. */
 DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
   const limb_t p[${F}_N] = ${F}_P;
-  limb_t t[${F}_N];
-  UNROLL for (int j = 0; j < ${F}_N; j++) t[j] = 0;
+  limb_t t[${F}_N + 1];
+  UNROLL for (int j = 0; j <= ${F}_N; j++) t[j] = 0;
   UNROLL for (int i = 0; i < ${F}_N; i++) {
-    limb_t A = 0, C = 0;
-    t[0] = mac_cc(t[0], a.l[0], b.l[i], &A);
+    ${F}_MAD_ROW(t, b.l[i], a.l);
     limb_t m = t[0] * (limb_t)${F}_INV;
-    mac_cc(t[0], m, p[0], &C);
-    UNROLL for (int j = 1; j < ${F}_N; j++) {
-      t[j] = mac_cc(t[j], a.l[j], b.l[i], &A);
-      t[j - 1] = mac_cc(t[j], m, p[j], &C);
-    }
-    t[${F}_N - 1] = C + A;
+    ${F}_MAD_ROW(t, m, p);
+    UNROLL for (int j = 0; j < ${F}_N; j++) t[j] = t[j + 1];
+    t[${F}_N] = 0;
   }
   ${f}_t r;
   UNROLL for (int j = 0; j < ${F}_N; j++) r.l[j] = t[j];

@@ -1,5 +1,4 @@
-/* The CUDA prelude: 32-bit limbs, carries and products through 64-bit integers. Hand-written PTX carry chains
- * (add.cc/addc, mad.lo.cc/madc.hi.cc) can replace the three functions below without touching anything else.
+/* The CUDA prelude: 32-bit limbs; carries and products by PTX carry chains (add.cc/addc, mad.lo.cc/madc.hi.cc).
  * Everything after the preludes is written once for both APIs against these names. */
 
 typedef unsigned int u32;
@@ -23,23 +22,34 @@ typedef u32 limb_t;
 #define GROUP_ID() (blockIdx.x)
 #define LOCAL_SIZE() (blockDim.x)
 
-/* a + b + *carry; *carry becomes the carry out (0 or 1). */
-DEVICE limb_t add_cc(limb_t a, limb_t b, limb_t *carry) {
-  u64 t = (u64)a + b + *carry;
-  *carry = (limb_t)(t >> 32);
-  return (limb_t)t;
-}
-
-/* a − b − *borrow; *borrow becomes the borrow out (0 or 1). */
-DEVICE limb_t sub_cc(limb_t a, limb_t b, limb_t *borrow) {
-  u64 t = (u64)a - b - *borrow;
-  *borrow = (limb_t)(t >> 63);
-  return (limb_t)t;
-}
-
-/* The low limb of a + b·c + *carry; *carry becomes the high limb. */
-DEVICE limb_t mac_cc(limb_t a, limb_t b, limb_t c, limb_t *carry) {
-  u64 t = (u64)b * c + a + *carry;
-  *carry = (limb_t)(t >> 32);
-  return (limb_t)t;
-}
+/* The carry-chain primitives, one PTX instruction each (PTX ISA, "Extended-Precision Integer Arithmetic"): the
+ * names are the instructions', and the carry they pass along is the hardware's carry flag CC.CF. The last argument
+ * (the OpenCL prelude's software flag) is unused here. They are volatile so that the compiler keeps every chain in
+ * the order written; a chain must not be interleaved with another chain's instructions. */
+#define CC_ASM3(name, op)                                                                   \
+  DEVICE limb_t name(limb_t a, limb_t b, limb_t c, limb_t *cc) {                            \
+    limb_t r;                                                                               \
+    (void)cc;                                                                               \
+    asm volatile(op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));                 \
+    return r;                                                                               \
+  }
+#define CC_ASM2(name, op)                                                                   \
+  DEVICE limb_t name(limb_t a, limb_t b, limb_t *cc) {                                      \
+    limb_t r;                                                                               \
+    (void)cc;                                                                               \
+    asm volatile(op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));                             \
+    return r;                                                                               \
+  }
+CC_ASM3(mad_lo_cc, "mad.lo.cc.u32")   /* lo(a·b) + c, carry out */
+CC_ASM3(madc_lo_cc, "madc.lo.cc.u32") /* lo(a·b) + c + carry, carry out */
+CC_ASM3(mad_hi_cc, "mad.hi.cc.u32")   /* hi(a·b) + c, carry out */
+CC_ASM3(madc_hi_cc, "madc.hi.cc.u32") /* hi(a·b) + c + carry, carry out */
+CC_ASM3(madc_hi, "madc.hi.u32")       /* hi(a·b) + c + carry */
+CC_ASM2(add_cc, "add.cc.u32")         /* a + b, carry out */
+CC_ASM2(addc_cc, "addc.cc.u32")       /* a + b + carry, carry out */
+CC_ASM2(addc, "addc.u32")             /* a + b + carry */
+CC_ASM2(sub_cc, "sub.cc.u32")         /* a − b, borrow out */
+CC_ASM2(subc_cc, "subc.cc.u32")       /* a − b − borrow, borrow out */
+CC_ASM2(subc, "subc.u32")             /* a − b − borrow */
+#undef CC_ASM3
+#undef CC_ASM2

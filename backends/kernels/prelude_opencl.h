@@ -1,5 +1,5 @@
 /* The OpenCL prelude: 64-bit limbs; carries and products through 128-bit integers where the compiler has them
- * (CPUs), else from comparisons and mul_hi.
+ * (CPUs), else from comparisons and mul_hi, behind the carry-chain primitives of the CUDA prelude's PTX.
  * Everything after the preludes is written once for both APIs against these names. */
 
 typedef uint u32;
@@ -23,59 +23,48 @@ typedef ulong limb_t;
 #define GROUP_ID() ((u32)get_group_id(0))
 #define LOCAL_SIZE() ((u32)get_local_size(0))
 
+/* The carry-chain primitives, named after the PTX instructions the CUDA prelude maps them to: *cc is the carry
+ * (or borrow) flag, 0 or 1, that a chain passes along (CUDA's hardware flag; a variable here). "_cc": sets *cc;
+ * "c": adds (subtracts) *cc. */
 #ifdef __SIZEOF_INT128__
 /* CPU devices (PoCL): 128-bit integers compile to add/adc and mul/mulx, far faster than PoCL's mul_hi. */
 typedef unsigned __int128 u128;
-
-/* a + b + *carry; *carry becomes the carry out (0 or 1). */
-DEVICE limb_t add_cc(limb_t a, limb_t b, limb_t *carry) {
-  u128 t = (u128)a + b + *carry;
-  *carry = (limb_t)(t >> 64);
+DEVICE limb_t mul_hi_limb(limb_t a, limb_t b) { return (limb_t)(((u128)a * b) >> 64); }
+DEVICE limb_t add3_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) {
+  u128 t = (u128)a + b + c;
+  *cc = (limb_t)(t >> 64);
   return (limb_t)t;
 }
-
-/* a − b − *borrow; *borrow becomes the borrow out (0 or 1). */
-DEVICE limb_t sub_cc(limb_t a, limb_t b, limb_t *borrow) {
-  u128 t = (u128)a - b - *borrow;
-  *borrow = (limb_t)(t >> 127);
-  return (limb_t)t;
-}
-
-/* The low limb of a + b·c + *carry; *carry becomes the high limb (no overflow: the sum is < 2^128). */
-DEVICE limb_t mac_cc(limb_t a, limb_t b, limb_t c, limb_t *carry) {
-  u128 t = (u128)b * c + a + *carry;
-  *carry = (limb_t)(t >> 64);
+DEVICE limb_t sub3_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) {
+  u128 t = (u128)a - b - c;
+  *cc = (limb_t)(t >> 127);
   return (limb_t)t;
 }
 #else
 /* GPUs: carries from comparisons, the high half of a product from mul_hi (one instruction there). */
-/* a + b + *carry; *carry becomes the carry out (0 or 1). */
-DEVICE limb_t add_cc(limb_t a, limb_t b, limb_t *carry) {
-  limb_t s = a + b;
-  limb_t c1 = s < a;
-  limb_t r = s + *carry;
-  *carry = c1 | (r < s);
+DEVICE limb_t mul_hi_limb(limb_t a, limb_t b) { return mul_hi(a, b); }
+DEVICE limb_t add3_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) {
+  limb_t s = a + b, r = s + c;
+  *cc = (limb_t)(s < a) | (limb_t)(r < s);
   return r;
 }
-
-/* a − b − *borrow; *borrow becomes the borrow out (0 or 1). */
-DEVICE limb_t sub_cc(limb_t a, limb_t b, limb_t *borrow) {
-  limb_t d = a - b;
-  limb_t b1 = a < b;
-  limb_t r = d - *borrow;
-  *borrow = b1 | (d < *borrow);
+DEVICE limb_t sub3_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) {
+  limb_t d = a - b, r = d - c;
+  *cc = (limb_t)(a < b) | (limb_t)(d < c);
   return r;
-}
-
-/* The low limb of a + b·c + *carry; *carry becomes the high limb (no overflow: the sum is < 2^128). */
-DEVICE limb_t mac_cc(limb_t a, limb_t b, limb_t c, limb_t *carry) {
-  limb_t lo = b * c;
-  limb_t hi = mul_hi(b, c);
-  lo += a;
-  hi += lo < a;
-  lo += *carry;
-  hi += lo < *carry;
-  *carry = hi;
-  return lo;
 }
 #endif
+
+DEVICE limb_t mad_lo_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) { return add3_cc(a * b, c, 0, cc); }
+DEVICE limb_t madc_lo_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) { return add3_cc(a * b, c, *cc, cc); }
+DEVICE limb_t mad_hi_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) { return add3_cc(mul_hi_limb(a, b), c, 0, cc); }
+DEVICE limb_t madc_hi_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) {
+  return add3_cc(mul_hi_limb(a, b), c, *cc, cc);
+}
+DEVICE limb_t madc_hi(limb_t a, limb_t b, limb_t c, limb_t *cc) { return mul_hi_limb(a, b) + c + *cc; }
+DEVICE limb_t add_cc(limb_t a, limb_t b, limb_t *cc) { return add3_cc(a, b, 0, cc); }
+DEVICE limb_t addc_cc(limb_t a, limb_t b, limb_t *cc) { return add3_cc(a, b, *cc, cc); }
+DEVICE limb_t addc(limb_t a, limb_t b, limb_t *cc) { return a + b + *cc; }
+DEVICE limb_t sub_cc(limb_t a, limb_t b, limb_t *cc) { return sub3_cc(a, b, 0, cc); }
+DEVICE limb_t subc_cc(limb_t a, limb_t b, limb_t *cc) { return sub3_cc(a, b, *cc, cc); }
+DEVICE limb_t subc(limb_t a, limb_t b, limb_t *cc) { return a - b - *cc; }

@@ -2,7 +2,8 @@
 # The cuda backend on an NVIDIA GPU: its tests, the full conformance suite, then MSM/NTT timings
 # (benchmarks/gpu/cuda_bench.py). Run from the repository root on the GPU machine; test-only packages
 # (hypothesis and its needs) come as wheels in .whl/ when that machine has no registry access. STAGES picks the
-# steps (default "tests conformance bench proof"); BENCH_ARGS is passed to cuda_bench.py; the proof step proves
+# steps (default "tests conformance bench proof"); CONFORMANCE_ARGS to the conformance runner (e.g. "--kind msm"),
+# BENCH_ARGS to cuda_bench.py; the proof step proves
 # a MiMC circuit of PROOF_CONSTRAINTS (default 1040000: a 2^20 domain) PROOFS (default 2) times per curve with
 # --timings, which also prints the last proof alone (the first pays the warm-up). Report files go to $OUT
 # (the lent-device tool) or ./out. CuPy's kernel cache is kept in .cupy_cache and packed into $OUT so that a later
@@ -23,7 +24,8 @@ for stage in $STAGES; do
   case $stage in
     tests) python3 -m pytest -q -p no:cacheprovider tests/backends/test_gpu.py tests/backends/test_cuda_setup.py \
              -k "${TEST_K:-cuda or Cuda}" -x 2>&1 | tail -25 ;;
-    conformance) python3 -m cuzk.conformance --backend cuda --json "$OUT/conformance_cuda.json" 2>&1 | tail -14 ;;
+    conformance) python3 -m cuzk.conformance run --backend cuda --json "$OUT/conformance_cuda.json" \
+                   ${CONFORMANCE_ARGS:-} 2>&1 | tail -14 ;;
     bench) python3 benchmarks/gpu/cuda_bench.py --json "$OUT/cuda_bench.json" ${BENCH_ARGS:-} 2>&1 ;;
     proof) for curve in ${PROOF_CURVES:-bn254 bls12_381}; do
              python3 -m cuzk.cli prove --backend cuda --circuit mimc --curve "$curve" --quiet --timings \
