@@ -165,6 +165,12 @@ def main(argv: list[str] | None = None) -> int:
                     "device_ms": device * 1e3,
                 }
             )
+    if args.kernels:  # registers and local memory (spills) of every kernel that ran
+        for (curve_name, _, kernel), (k, block) in sorted(backend.context._kernels.items()):
+            print(
+                f"{curve_name:<10}{kernel:<28}{k.num_regs:4d} regs  {k.local_size_bytes:5d} B local  block {block}",
+                flush=True,
+            )
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"device": facts, "rows": rows}, f, indent=1, default=str)
