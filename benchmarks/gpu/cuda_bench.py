@@ -23,6 +23,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.cuda import CudaBackend
+from cuzk.backends.cuda import device as cuda_device
 from cuzk.bench import consecutive_bases
 from cuzk.reference.curves import curve_by_name
 
@@ -93,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--kernels", action="store_true", help="print the device ms of each kernel of an MSM")
     parser.add_argument("--field-mul", action="store_true", help="Fq and Fr multiplications per second")
+    parser.add_argument("--define", action="append", default=[], help="-D for NVRTC: CUZK_INLINE_FIELD_MUL")
     args = parser.parse_args(argv)
+    cuda_device.OPTIONS = (*cuda_device.OPTIONS, *(f"-D{name}" for name in args.define))
     backend = CudaBackend()
     if not backend.is_available():
         print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)
