@@ -1,9 +1,12 @@
 """The NTT and the fused QAP quotient on a GPU device (OpenCL or CUDA): the host side of ``backends/kernels/ntt.c``.
 
-One transform = a bit-reversing load (into Montgomery form, optionally scaled by a table), ⌈log2 n / 4⌉ passes of
-radix-2^r butterflies, and a store (optionally × n⁻¹, × a table, out of Montgomery form). The tables (twiddles
-ω^i, coset powers g^(±i), the circom shift ω_2n^i) are computed on the device from the emitted roots and kept in a
-small cache, so repeated transforms of one size pay for them once.
+One transform = ⌈log2 n / 10⌉ passes of ``fr_ntt_pass``, each work-group running up to 10 radix-2 stages on a tile of
+1024 elements in local memory (:func:`passes`: 10 + 7 + 7 stages for n = 2^24). The first pass reads the input
+bit-reversed (optionally × a table), the last writes the output (optionally × n⁻¹ or × a table); the first is out of
+place, the others in place. Values stay plain (not Montgomery) throughout; tables and constants are in Montgomery
+form (see ntt.c). The tables (stage twiddles ω_1024^i; per later pass, its twiddles ω^(lo·rev(j)), made from ω_n^i in
+two halves of about √n entries; coset powers g^(±i) and the circom shift ω_2n^i, optionally × n⁻¹) are computed on
+the device from the emitted roots and kept in a small cache, so repeated transforms of one size pay for them once.
 """
 
 from __future__ import annotations
@@ -22,36 +25,54 @@ from cuzk.reference.curves import Curve
 from cuzk.reference.errors import UnsatisfiedConstraintError
 
 FR_BYTES = 32
-MAX_RADIX_LOG = 4  # NTT_MAX_RADIX_LOG in ntt.c
+TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
+GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile
 POWERS_BLOCK = 64  # NTT_POWERS_BLOCK in ntt.c
 OMEGA, OMEGA_INV, COSET, COSET_INV, OMEGA_2N = range(5)  # the table bases of ntt_table_base
-LOAD_TO_MONT, LOAD_SCALE = 1, 2
-STORE_INV_N, STORE_SCALE, STORE_FROM_MONT = 1, 2, 4
+LOAD_SCALE, STORE_SCALE, STORE_INV_N = 1, 2, 4  # NTT_LOAD_SCALE … in ntt.c
 NOT_DIVISIBLE = "A·B − C is not divisible by Z: the witness does not satisfy the constraints"
+
+Table = tuple[int, bool]  # a table of n entries base^i, i < n: (base as ntt_table_base, times n⁻¹)
 
 
 class Tables:
-    """Device tables base^i, i < count, by (curve, base, log n); least recently used dropped beyond ``limit``."""
+    """Device tables, least recently used dropped beyond ``limit`` bytes: powers base^i (× n⁻¹ when scaled), i <
+    count, and the twiddles between passes (fr_ntt_factors) of one pass."""
 
     def __init__(self, limit_bytes: int) -> None:
         self.limit = limit_bytes
-        self._tables: OrderedDict[tuple[str, int, int], tuple[Any, int]] = OrderedDict()
+        self._tables: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
 
-    def get(self, ctx: DeviceContext, curve: Curve, which: int, log_n: int) -> Any:
-        count = (1 << log_n) // 2 if which in (OMEGA, OMEGA_INV) else 1 << log_n
-        if count == 0:
-            return ctx.dummy
-        key = (curve.name, which, log_n)
+    def _cached(
+        self, ctx: DeviceContext, curve: Curve, key: tuple[Any, ...], count: int, kernel: str, items: int, *args: Any
+    ) -> Any:
+        """The table ``key`` of ``count`` elements, made when missing by ``kernel(out, *args)`` over ``items``."""
+        key = (curve.name, *key)
         if key in self._tables:
             self._tables.move_to_end(key)
             return self._tables[key][0]
         buf = ctx.buffer(count * FR_BYTES)
-        items = -(-count // POWERS_BLOCK)
-        ctx.launch(curve, "ntt", "fr_powers", items, buf, np.uint32(count), np.uint32(which), np.uint32(log_n))
+        ctx.launch(curve, "ntt", kernel, items, buf, *args)
         self._tables[key] = (buf, count * FR_BYTES)
         while sum(size for _, size in self._tables.values()) > self.limit and len(self._tables) > 1:
             self._tables.popitem(last=False)
         return buf
+
+    def powers(self, ctx: DeviceContext, curve: Curve, which: int, log_n: int, count: int, scaled: bool = False) -> Any:
+        """base^i (× 2^(−log_n) when scaled), i < count; the base as ntt_table_base(which, log_n)."""
+        u32 = np.uint32
+        key, items = ("powers", which, log_n, count, scaled), -(-count // POWERS_BLOCK)
+        return self._cached(ctx, curve, key, count, "fr_powers", items, u32(count), u32(which), u32(log_n), u32(scaled))
+
+    def factors(self, ctx: DeviceContext, curve: Curve, which: int, log_n: int, first: int, r: int, c: int) -> Any:
+        """The 2^(first+r) twiddles of the pass (first, r, c) of a 2^log_n transform by ω = ntt_table_base(which)."""
+        u32 = np.uint32
+        roots_log = (log_n + 1) // 2  # ω_n^k from two tables of about √n entries
+        roots_lo = self.powers(ctx, curve, which, log_n, 1 << roots_log)
+        roots_hi = self.powers(ctx, curve, which, log_n - roots_log, 1 << (log_n - roots_log))
+        args = (roots_lo, roots_hi, u32(log_n), u32(roots_log), u32(first), u32(r), u32(c))
+        key, count = ("factors", which, log_n, first, r, c), 1 << (first + r)
+        return self._cached(ctx, curve, key, count, "fr_ntt_factors", count, *args)
 
 
 def check_memory(n: int, arrays: int, memory: Memory, what: str) -> None:
@@ -64,33 +85,55 @@ def check_memory(n: int, arrays: int, memory: Memory, what: str) -> None:
         )
 
 
+def passes(log_n: int, max_stages: int = TILE_LOG) -> list[tuple[int, int, int]]:
+    """The passes of a 2^log_n transform as (first stage, stages r, c): the first takes min(max_stages, log n) stages
+    on contiguous tiles, the others split the rest evenly, each tile holding 2^c = 2^(max_stages − r) groups of
+    consecutive elements (runs of 2^c elements contiguous in memory). max_stages ≤ 10 (the tile); below 10 only to
+    test several passes on small inputs."""
+    head = min(max_stages, log_n)
+    plan = [(0, head, 0)]
+    rest = log_n - head
+    count = -(-rest // max_stages)
+    first = head
+    for k in range(count):
+        r = rest // count + (1 if k < rest % count else 0)
+        plan.append((first, r, max_stages - r))
+        first += r
+    return plan
+
+
 def transform(
     ctx: DeviceContext,
     curve: Curve,
     tables: Tables,
     src: Any,
     dst: Any,
-    tmp: Any,
     log_n: int,
     *,
     inverse: bool,
-    load: int = 0,
-    load_table: int | None = None,
-    store: int = 0,
-    store_table: int | None = None,
+    load: Table | None = None,
+    store: Table | None = None,
+    inv_n: bool = False,
+    max_stages: int = TILE_LOG,
 ) -> None:
-    """dst ← the radix-2 transform of src (by ω_n or ω_n⁻¹), with the load and store steps the flags ask for."""
+    """dst ← the radix-2 transform (by ω_n, or ω_n⁻¹ when inverse) of src × the load table, the result × the store
+    table or × n⁻¹ (inv_n; one of the two, a scaled table holds n⁻¹), in the passes of :func:`passes`. src and dst
+    are distinct; src is left as it was."""
+    if store is not None and inv_n:
+        raise ValueError("inv_n and a store table: use a scaled store table (it holds n⁻¹)")
     u32, n = np.uint32, 1 << log_n
-    scale = tables.get(ctx, curve, load_table, log_n) if load_table is not None else ctx.dummy
-    ctx.launch(curve, "ntt", "fr_ntt_load", n, src, tmp, u32(log_n), u32(load), scale)
-    twiddles = tables.get(ctx, curve, OMEGA_INV if inverse else OMEGA, log_n)
-    first = 0
-    while first < log_n:
-        r = min(MAX_RADIX_LOG, log_n - first)
-        ctx.launch(curve, "ntt", "fr_ntt_pass", n >> r, tmp, twiddles, u32(log_n), u32(first), u32(r))
-        first += r
-    scale = tables.get(ctx, curve, store_table, log_n) if store_table is not None else ctx.dummy
-    ctx.launch(curve, "ntt", "fr_ntt_store", n, tmp, dst, u32(log_n), u32(store), scale)
+    omega = OMEGA_INV if inverse else OMEGA
+    twiddles = tables.powers(ctx, curve, omega, TILE_LOG, 1 << (TILE_LOG - 1))
+    load_buf = tables.powers(ctx, curve, load[0], log_n, n, load[1]) if load is not None else ctx.dummy
+    store_buf = tables.powers(ctx, curve, store[0], log_n, n, store[1]) if store is not None else ctx.dummy
+    flags = (LOAD_SCALE if load else 0) | (STORE_SCALE if store else 0) | (STORE_INV_N if inv_n else 0)
+    for first, r, c in passes(log_n, max_stages):
+        factors = tables.factors(ctx, curve, omega, log_n, first, r, c) if first else ctx.dummy
+        args = (src if first == 0 else dst, dst, twiddles, factors, load_buf, store_buf)
+        items = (n >> (r + c)) * GROUP
+        ctx.launch(
+            curve, "ntt", "fr_ntt_pass", items, *args, u32(log_n), u32(first), u32(r), u32(c), u32(flags), group=GROUP
+        )
 
 
 def ntt(
@@ -100,22 +143,20 @@ def ntt(
     n = len(values)
     if n == 0:
         return values.copy()
-    check_memory(n, 4, memory, "an NTT")
+    check_memory(n, 4, memory, "an NTT")  # src, dst, a coset table, the last pass's factors
     log_n = n.bit_length() - 1
-    buf, tmp = ctx.upload(values), ctx.buffer(n * FR_BYTES)
-    steps: dict[str, Any]
-    if inverse:
-        store = STORE_INV_N | STORE_FROM_MONT | (STORE_SCALE if coset else 0)
-        steps = {"load": LOAD_TO_MONT, "store": store, "store_table": COSET_INV if coset else None}
-    else:
-        load = LOAD_TO_MONT | (LOAD_SCALE if coset else 0)
-        steps = {"load": load, "load_table": COSET if coset else None, "store": STORE_FROM_MONT}
-    transform(ctx, curve, tables, buf, buf, tmp, log_n, inverse=inverse, **steps)
-    return ctx.read(buf, values.shape)
+    src, dst = ctx.upload(values), ctx.buffer(n * FR_BYTES)
+    if inverse:  # a_j = n⁻¹·iNTT(A)_j, × g^(−j) on the coset
+        store = (COSET_INV, True) if coset else None
+        transform(ctx, curve, tables, src, dst, log_n, inverse=True, store=store, inv_n=not coset)
+    else:  # A = NTT(a_j·g^j) on the coset
+        transform(ctx, curve, tables, src, dst, log_n, inverse=False, load=(COSET, False) if coset else None)
+    return ctx.read(dst, values.shape)
 
 
 def _montgomery_scalar(ctx: DeviceContext, curve: Curve, value: int) -> Any:
-    fr = curve_constants(curve, 64).fr  # R = 2^256 for 4 × 64-bit and 8 × 32-bit limbs alike: one Montgomery form
+    """value·R mod r on the device, R = 2^256: the Montgomery form of both APIs (4 × 64-bit or 8 × 32-bit limbs)."""
+    fr = curve_constants(curve, 64).fr
     return ctx.upload(limbs.int_to_limbs(fr.to_montgomery(value % curve.r), limbs.FR_LIMBS).reshape(1, -1))
 
 
@@ -131,29 +172,26 @@ def compute_h(
 ) -> np.ndarray:
     """The reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol)."""
     n = len(a)
-    check_memory(n, 9, memory, "the QAP quotient")
+    check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
     log_n = n.bit_length() - 1
     bufs = [ctx.upload(v) for v in (a, b, c)]
     tmp = ctx.buffer(n * FR_BYTES)
-    shift = COSET if reduction == "libsnark" else OMEGA_2N
-    for buf in bufs:  # values on H → coefficients → values on g·H (libsnark) or on ω_2n·H (circom)
-        transform(ctx, curve, tables, buf, buf, tmp, log_n, inverse=True, load=LOAD_TO_MONT, store=STORE_INV_N)
-        transform(ctx, curve, tables, buf, buf, tmp, log_n, inverse=False, load=LOAD_SCALE, load_table=shift)
+    shift = (COSET if reduction == "libsnark" else OMEGA_2N, True)
+    for buf in bufs:  # values on H → n·coefficients → values on g·H (libsnark) or on ω_2n·H (circom), × n⁻¹ on load
+        transform(ctx, curve, tables, buf, tmp, log_n, inverse=True)
+        transform(ctx, curve, tables, tmp, buf, log_n, inverse=False, load=shift)
     g = curve.Fr.GENERATOR.value
     factor = pow(pow(g, n, curve.r) - 1, -1, curve.r) if reduction == "libsnark" else 1
-    factor_buf = _montgomery_scalar(ctx, curve, factor)
+    fr = curve_constants(curve, 64).fr
+    factor_buf = _montgomery_scalar(ctx, curve, fr.to_montgomery(factor))  # f·R², see fr_qap_combine
     ctx.launch(curve, "ntt", "fr_qap_combine", n, bufs[0], bufs[1], bufs[2], bufs[0], np.uint32(n), factor_buf)
-    out = bufs[0]
-    if reduction == "libsnark":
-        store = STORE_INV_N | STORE_SCALE | STORE_FROM_MONT
-        transform(ctx, curve, tables, out, out, tmp, log_n, inverse=True, store=store, store_table=COSET_INV)
-        h = ctx.read(out, (n, limbs.FR_LIMBS))
-        if h[n - 1].any():
-            raise UnsatisfiedConstraintError(NOT_DIVISIBLE)
-        return h[: n - 1]
-    u32 = np.uint32
-    ctx.launch(curve, "ntt", "fr_ntt_store", n, out, out, u32(log_n), u32(STORE_FROM_MONT), ctx.dummy)
-    return ctx.read(out, (n, limbs.FR_LIMBS))
+    if reduction == "circom":
+        return ctx.read(bufs[0], (n, limbs.FR_LIMBS))
+    transform(ctx, curve, tables, bufs[0], tmp, log_n, inverse=True, store=(COSET_INV, True))
+    h = ctx.read(tmp, (n, limbs.FR_LIMBS))
+    if h[n - 1].any():
+        raise UnsatisfiedConstraintError(NOT_DIVISIBLE)
+    return h[: n - 1]
 
 
-__all__ = ["Tables", "check_memory", "compute_h", "ntt", "transform"]
+__all__ = ["Tables", "check_memory", "compute_h", "ntt", "passes", "transform"]

@@ -1,9 +1,21 @@
-/* ---- NTT over fr (the reference's ntt): bit-reversed load, radix-2^r passes of Cooley–Tukey butterflies ----
- * Tables are made on the device from the emitted roots: FR_ROOTS[k] = ω_(2^k) (a primitive 2^k-th root of unity,
- * the reference's domain_root), FR_ROOTS_INV[k] its inverse, FR_INV_2K[k] = 2^(−k), FR_GENERATOR g (cosets). */
+/* ---- NTT over fr (the reference's ntt): radix-2 Cooley–Tukey (decimation in time) in tiles of local memory ----
+ * A pass does up to NTT_TILE_LOG stages: each work-group copies a tile of NTT_TILE elements into local memory, runs
+ * the stages on it two per barrier (four elements per work-item, in registers) and copies it back. The first pass
+ * reads its input in bit-reversed order (and may scale it), the last may scale its output, so a transform is
+ * ⌈log n / 10⌉ passes over the array and nothing else (tables aside, made once).
+ *
+ * Values stay plain, never in Montgomery form: fr_mul(x, y) = x·y·R⁻¹, so multiplying by a constant or a table entry
+ * held in Montgomery form (w·R) is the plain product x·w, and the transform is linear. Twiddles and tables are made on
+ * the device from the emitted roots: FR_ROOTS[k] = ω_(2^k) (a primitive 2^k-th root of unity, the reference's
+ * domain_root), FR_ROOTS_INV[k] its inverse, FR_INV_2K[k] = 2^(−k), FR_GENERATOR g (cosets). */
 
-#define NTT_MAX_RADIX_LOG 4
+#define NTT_TILE_LOG 10            /* 2^10 elements of 32 bytes: 32 KB, the least local memory OpenCL promises */
+#define NTT_TILE (1u << NTT_TILE_LOG)
+#define NTT_GROUP 256              /* work-items per group: NTT_TILE / 4, four elements each */
 #define NTT_POWERS_BLOCK 64
+#define NTT_LOAD_SCALE 1           /* first pass: x[i] × load_scale[i], i the input index */
+#define NTT_STORE_SCALE 2          /* last pass: y[i] × store_scale[i], i the output index */
+#define NTT_STORE_INV_N 4          /* last pass, without NTT_STORE_SCALE: y[i] × 2^(−log n) */
 
 DEVICE fr_t fr_pow_u32(fr_t a, u32 e) {
   fr_t r = fr_one();
@@ -14,13 +26,14 @@ DEVICE fr_t fr_pow_u32(fr_t a, u32 e) {
   return r;
 }
 
+/* The low `bits` bits of i read backwards (bits ≤ 32; higher bits of i are ignored). */
 DEVICE u32 ntt_bit_reverse(u32 i, u32 bits) {
-  u32 r = 0;
-  for (u32 b = 0; b < bits; b++) {
-    r = (r << 1) | (i & 1);
-    i >>= 1;
-  }
-  return r;
+  i = ((i >> 1) & 0x55555555u) | ((i & 0x55555555u) << 1);
+  i = ((i >> 2) & 0x33333333u) | ((i & 0x33333333u) << 2);
+  i = ((i >> 4) & 0x0f0f0f0fu) | ((i & 0x0f0f0f0fu) << 4);
+  i = ((i >> 8) & 0x00ff00ffu) | ((i & 0x00ff00ffu) << 8);
+  i = (i >> 16) | (i << 16);
+  return bits ? i >> (32 - bits) : 0;
 }
 
 /* The bases of the tables: 0 ω_n, 1 ω_n⁻¹, 2 g, 3 g⁻¹, 4 ω_2n (n = 2^log_n). */
@@ -34,12 +47,14 @@ DEVICE fr_t ntt_table_base(u32 which, u32 log_n) {
   }
 }
 
-/* out[i] = base^i for i < count; each work-item one block (one exponentiation, then multiplications). */
-KERNEL void fr_powers(GLOBAL fr_t *out, u32 count, u32 which, u32 log_n) {
+/* out[i] = base^i (times 2^(−log_n) when scaled) for i < count; each work-item one block (one exponentiation, then
+ * multiplications). All in Montgomery form, as multipliers of plain values. */
+KERNEL void fr_powers(GLOBAL fr_t *out, u32 count, u32 which, u32 log_n, u32 scaled) {
   u32 start = GLOBAL_ID() * NTT_POWERS_BLOCK;
   if (start >= count) return;
   fr_t base = ntt_table_base(which, log_n);
   fr_t x = fr_pow_u32(base, start);
+  if (scaled) x = fr_mul(x, FR_INV_2K[log_n]);
   u32 end = min(count, start + NTT_POWERS_BLOCK);
   for (u32 i = start; i < end; i++) {
     out[i] = x;
@@ -47,63 +62,146 @@ KERNEL void fr_powers(GLOBAL fr_t *out, u32 count, u32 which, u32 log_n) {
   }
 }
 
-/* out[rev(i)] = in[i] (flags & 1: converted to Montgomery form; & 2: times scale[i]). */
-KERNEL void fr_ntt_load(GLOBAL const fr_t *in, GLOBAL fr_t *out, u32 log_n, u32 flags, GLOBAL const fr_t *scale) {
-  u32 i = GLOBAL_ID();
-  if (i >= (1u << log_n)) return;
-  fr_t x = in[i];
-  if (flags & 1) x = fr_to_mont(x);
-  if (flags & 2) x = fr_mul(x, scale[i]);
-  out[ntt_bit_reverse(i, log_n)] = x;
+/* The tile is one plane of NTT_TILE limbs per limb index, so that work-items reading limb l of their elements read
+ * one plane. The element index is swizzled (bits 5 and 6 XORed into bits 0…4) and the limb index XORed into its low
+ * bits, so that 32 work-items hit 32 different banks of 4 bytes both in the copies (consecutive words) and in the
+ * rounds (elements with two adjacent index bits fixed, whichever two). */
+DEVICE u32 ntt_swizzle(u32 e) { return e ^ (((e >> 5) & 1) * 0x0au) ^ (((e >> 6) & 1) * 0x15u); }
+#define NTT_SLOT(e, l) ((l) * NTT_TILE + (ntt_swizzle(e) ^ ((l) * (32 / FR_N))))
+/* Macros on the kernel's array `tile`: OpenCL wants local arrays at kernel scope, and a pointer to local memory has
+ * no spelling common to both APIs for a function parameter. */
+#define NTT_TILE_GET(x, e) UNROLL for (int l_ = 0; l_ < FR_N; l_++) (x).l[l_] = tile[NTT_SLOT(e, l_)]
+#define NTT_TILE_PUT(x, e) UNROLL for (int l_ = 0; l_ < FR_N; l_++) tile[NTT_SLOT(e, l_)] = (x).l[l_]
+
+/* A pass over stages first … first + r − 1 works on groups of 2^r elements hi·2^(first+r) + lo + j·2^first (lo <
+ * 2^first, j < 2^r); a tile holds the groups of 2^c consecutive lo, element j of the group of lo at e = lo mod 2^c +
+ * j·2^c, so that runs of 2^c tile elements are consecutive in the array. The array index of tile element e: */
+DEVICE u32 ntt_index(u32 tile_id, u32 e, u32 first, u32 r, u32 c) {
+  u32 lo = ((tile_id & ((1u << (first - c)) - 1)) << c) | (e & ((1u << c) - 1));
+  return ((tile_id >> (first - c)) << (first + r)) | lo | ((e >> c) << first);
 }
 
-/* Stages first … first + r − 1 (butterflies of half-size 2^first … 2^(first+r−1)) over 2^r elements per item,
- * kept in registers: one read and one write of the array per r stages. tw[i] = ω_n^i, i < n/2. The loops run to
- * the constant maximum and skip what r leaves out, so that every index into x is known at compile time and x
- * lives in registers, not in local memory. */
-KERNEL void fr_ntt_pass(GLOBAL fr_t *a, GLOBAL const fr_t *tw, u32 log_n, u32 first, u32 r) {
-  u32 id = GLOBAL_ID();
-  if (id >= (1u << (log_n - r))) return;
-  u32 lo = id & ((1u << first) - 1);
-  u32 base = ((id >> first) << (first + r)) | lo;
-  u32 m = 1u << r;
-  fr_t x[1 << NTT_MAX_RADIX_LOG];
-  UNROLL for (u32 j = 0; j < (1u << NTT_MAX_RADIX_LOG); j++) {
-    if (j < m) x[j] = a[base + (j << first)];
+DEVICE void ntt_butterfly(fr_t *a, fr_t *b, fr_t w) {
+  fr_t t = fr_mul(*b, w);
+  *b = fr_sub(*a, t);
+  *a = fr_add(*a, t);
+}
+
+DEVICE void ntt_butterfly_1(fr_t *a, fr_t *b) {
+  fr_t t = *b;
+  *b = fr_sub(*a, t);
+  *a = fr_add(*a, t);
+}
+
+/* The twiddles between passes (as in the four-step FFT): stage first + q multiplies by
+ * ω_(2^(first+q+1))^(lo + j'·2^first), j' = j mod 2^q; the factor ω_(2^(q+1))^j' is a stage twiddle of the tile, and
+ * the factor of lo, taken out of all r stages, is one multiplication of element j of the group of lo by
+ * ω_(2^(first+r))^(lo·rev_r(j)) before them. out[i], i < 2^(first+r), is that factor for element e = i mod 2^(r+c)
+ * of the tiles of the lo-run i >> (r+c), in the order of the tile (one read per element, no multiplication);
+ * ω_n^k = roots_lo[k mod 2^roots_log]·roots_hi[k >> roots_log] (k < n = 2^log_n). */
+KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL const fr_t *roots_hi, u32 log_n,
+                           u32 roots_log, u32 first, u32 r, u32 c) {
+  u32 i = GLOBAL_ID(), t = r + c;
+  if (i >= (1u << (first + r))) return;
+  u32 e = i & ((1u << t) - 1);
+  u32 lo = ((i >> t) << c) | (e & ((1u << c) - 1));
+  u32 power = (lo * ntt_bit_reverse(e >> c, r)) << (log_n - first - r);
+  out[i] = fr_mul(roots_lo[power & ((1u << roots_log) - 1)], roots_hi[power >> roots_log]);
+}
+
+/* Stages first … first + r − 1 of the transform of src into dst (n = 2^log_n), one tile of 2^(r+c) elements per
+ * group of NTT_GROUP work-items; tw[i] = ω_1024^i (i < 512) the stage twiddles, factors those of fr_ntt_factors
+ * (unused in the first pass, first = 0).
+ * The first pass (c = 0) reads the input bit-reversed: its group g takes tile rev(g), so that consecutive groups
+ * read neighbouring elements; it must not work in place (src ≠ dst), the others do (src = dst).
+ * The work-items run the stages two at a time on the four elements of a unit (the elements with the same tile index
+ * but for two adjacent bits), an odd last stage on two pairs. */
+KERNEL void fr_ntt_pass(GLOBAL const fr_t *src, GLOBAL fr_t *dst, GLOBAL const fr_t *tw, GLOBAL const fr_t *factors,
+                        GLOBAL const fr_t *load_scale, GLOBAL const fr_t *store_scale, u32 log_n, u32 first, u32 r,
+                        u32 c, u32 flags) {
+  LOCAL limb_t tile[FR_N * NTT_TILE];
+  u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID();
+  bool head = first == 0, tail = first + r == log_n;
+  u32 tile_id = head ? ntt_bit_reverse(group, log_n - t) : group, chunk = tile_id & ((1u << (first - c)) - 1);
+  /* The copies: consecutive work-items move consecutive words (limbs). The bound is not a constant, so that the
+   * compiler unrolls a few iterations (loads in flight) rather than all (registers for the whole kernel). */
+  for (u32 w = id; w < ((u32)FR_N << t); w += NTT_GROUP) {
+    u32 e = w / FR_N, l = w % FR_N;
+    u32 from = head ? (ntt_bit_reverse(e, t) << (log_n - t)) | group : ntt_index(tile_id, e, first, r, c);
+    tile[NTT_SLOT(e, l)] = src[from].l[l];
   }
-  UNROLL for (u32 q = 0; q < NTT_MAX_RADIX_LOG; q++) {
-    if (q < r) {
-      u32 span = 1u << q, stage = first + q;
-      UNROLL for (u32 j = 0; j < (1u << NTT_MAX_RADIX_LOG); j++) {
-        if (j < m && !(j & span)) {
-          u32 k = (base + (j << first)) & ((1u << stage) - 1);
-          fr_t t = fr_mul(tw[k << (log_n - 1 - stage)], x[j + span]);
-          x[j + span] = fr_sub(x[j], t);
-          x[j] = fr_add(x[j], t);
+  BARRIER();
+  u32 rounds = r > 2 ? (r + 1) / 2 : 1;
+  u32 units = t > 2 ? 1u << (t - 2) : 1; /* n < 4: one unit, its missing elements unused words of the tile */
+  for (u32 round = 0; round < rounds; round++) {
+    u32 q = 2 * round, s = c + q;
+    bool radix4 = q + 1 < r;
+    u32 low = radix4 || s == 0 ? s : s - 1; /* the unit's bits: low, low + 1 */
+    if (id < units) {
+      u32 e0 = ((id >> low) << (low + 2)) | (id & ((1u << low) - 1));
+      fr_t x[4];
+      UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_GET(x[k], e0 + (k << low));
+      /* Multipliers are read where they are used: read ahead of the calls (to overlap their latencies), they made
+       * ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an H200 instead of 3). */
+      if (round == 0) {
+        UNROLL for (u32 k = 0; k < 4; k++) {
+          u32 e = e0 + (k << low);
+          if (head && (flags & NTT_LOAD_SCALE) && e < (1u << t))
+            x[k] = fr_mul(x[k], load_scale[(ntt_bit_reverse(e, t) << (log_n - t)) | group]);
+          if (!head) x[k] = fr_mul(x[k], factors[(chunk << t) | e]);
         }
       }
+      u32 j0 = (e0 >> c) & ((1u << q) - 1);
+      if (radix4 && q == 0) { /* stage twiddles 1, and ω_4 */
+        ntt_butterfly_1(&x[0], &x[1]);
+        ntt_butterfly_1(&x[2], &x[3]);
+        ntt_butterfly_1(&x[0], &x[2]);
+        ntt_butterfly(&x[1], &x[3], tw[1u << (NTT_TILE_LOG - 2)]);
+      } else if (radix4) {
+        fr_t w = tw[j0 << (NTT_TILE_LOG - 1 - q)];
+        ntt_butterfly(&x[0], &x[1], w);
+        ntt_butterfly(&x[2], &x[3], w);
+        ntt_butterfly(&x[0], &x[2], tw[j0 << (NTT_TILE_LOG - 2 - q)]);
+        ntt_butterfly(&x[1], &x[3], tw[(j0 + (1u << q)) << (NTT_TILE_LOG - 2 - q)]);
+      } else if (r > 0 && q == 0) { /* one stage of twiddle 1: on bit 0 (pairs 0–1, 2–3) or on bit 1 (0–2, 1–3) */
+        if (low == s) {
+          ntt_butterfly_1(&x[0], &x[1]);
+          ntt_butterfly_1(&x[2], &x[3]);
+        } else {
+          ntt_butterfly_1(&x[0], &x[2]);
+          ntt_butterfly_1(&x[1], &x[3]);
+        }
+      } else if (r > 0) { /* the odd last stage, on bit low + 1 */
+        u32 j1 = ((e0 + (1u << low)) >> c) & ((1u << q) - 1);
+        ntt_butterfly(&x[0], &x[2], tw[j0 << (NTT_TILE_LOG - 1 - q)]);
+        ntt_butterfly(&x[1], &x[3], tw[j1 << (NTT_TILE_LOG - 1 - q)]);
+      }
+      if (round == rounds - 1 && tail) {
+        UNROLL for (u32 k = 0; k < 4; k++) {
+          u32 e = e0 + (k << low);
+          if (e < (1u << t)) {
+            if (flags & NTT_STORE_SCALE) x[k] = fr_mul(x[k], store_scale[ntt_index(tile_id, e, first, r, c)]);
+            else if (flags & NTT_STORE_INV_N) x[k] = fr_mul(x[k], FR_INV_2K[log_n]);
+          }
+        }
+      }
+      UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_PUT(x[k], e0 + (k << low));
     }
+    BARRIER();
   }
-  UNROLL for (u32 j = 0; j < (1u << NTT_MAX_RADIX_LOG); j++) {
-    if (j < m) a[base + (j << first)] = x[j];
+  for (u32 w = id; w < ((u32)FR_N << t); w += NTT_GROUP) {
+    u32 e = w / FR_N, l = w % FR_N;
+    dst[ntt_index(tile_id, e, first, r, c)].l[l] = tile[NTT_SLOT(e, l)];
   }
 }
 
-/* out[i] = a[i] (flags & 1: times 2^(−log_n); & 2: times scale[i]; & 4: out of Montgomery form). */
-KERNEL void fr_ntt_store(GLOBAL const fr_t *a, GLOBAL fr_t *out, u32 log_n, u32 flags, GLOBAL const fr_t *scale) {
-  u32 i = GLOBAL_ID();
-  if (i >= (1u << log_n)) return;
-  fr_t x = a[i];
-  if (flags & 1) x = fr_mul(x, FR_INV_2K[log_n]);
-  if (flags & 2) x = fr_mul(x, scale[i]);
-  if (flags & 4) x = fr_from_mont(x);
-  out[i] = x;
-}
-
-/* out[i] = (a[i]·b[i] − c[i])·factor[0]: the pointwise step of the QAP quotient (all in Montgomery form). */
+/* out[i] = (a[i]·b[i] − c[i])·f, the pointwise step of the QAP quotient, on plain values: fr_mul(a, b) = a·b·R⁻¹ and
+ * fr_mul(c, 1) = c·R⁻¹ (1 plain), and factor[0] = f·R² (f·R in Montgomery form) puts R back. */
 KERNEL void fr_qap_combine(GLOBAL const fr_t *a, GLOBAL const fr_t *b, GLOBAL const fr_t *c, GLOBAL fr_t *out,
                            u32 n, GLOBAL const fr_t *factor) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
-  out[i] = fr_mul(fr_sub(fr_mul(a[i], b[i]), c[i]), factor[0]);
+  fr_t one = fr_zero();
+  one.l[0] = 1;
+  out[i] = fr_mul(fr_sub(fr_mul(a[i], b[i]), fr_mul(c[i], one)), factor[0]);
 }

@@ -162,6 +162,8 @@ CUDA_SHIM = """
 #define __forceinline__ inline
 #define __noinline__ __attribute__((noinline))
 #define __constant__
+#define __shared__ static
+static inline void __syncthreads() {}
 struct cuzk_dim3 { unsigned x, y, z; };
 static cuzk_dim3 blockIdx, blockDim, threadIdx;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned old = *p; *p += v; return old; }

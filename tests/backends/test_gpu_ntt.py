@@ -1,0 +1,166 @@
+"""The tiled NTT of the GPU backends (opencl, cuda) against the reference, bit for bit, one test body for both: sizes
+around the tile of 2^10 elements (a single short tile, one tile, a short second pass, uneven passes), several passes
+on small inputs (fewer stages per pass than the tile holds), the fused H at those sizes; slow: 2^17 (10 + 7 stages)
+and 2^21 (10 + 6 + 5 stages, checked on sparse inputs against the NTT's definition). test_gpu.py covers 1 … 4096.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+
+from cuzk.backends import limbs
+from cuzk.backends.cuda import CudaBackend
+from cuzk.backends.gpu import ntt as ntt_device
+from cuzk.backends.gpu.backend import DeviceBackend
+from cuzk.backends.opencl import OpenCLBackend
+from cuzk.backends.reference import ReferenceBackend
+from cuzk.reference.curves import Curve
+from cuzk.reference.ntt import domain_root
+
+REFERENCE = ReferenceBackend()
+BACKENDS: dict[str, type[DeviceBackend]] = {"opencl": OpenCLBackend, "cuda": CudaBackend}
+MODES = [(False, False), (False, True), (True, False), (True, True)]  # (inverse, coset)
+
+
+@cache
+def shared(name: str) -> DeviceBackend:
+    return BACKENDS[name]()
+
+
+@pytest.fixture(params=list(BACKENDS))
+def backend(request: pytest.FixtureRequest) -> DeviceBackend:
+    instance = shared(request.param)
+    if not instance.is_available():
+        pytest.skip(f"the {request.param} backend cannot run here: {instance.unavailable_reason()}")
+    return instance
+
+
+def random_values(curve: Curve, n: int, rng: random.Random) -> np.ndarray:
+    return limbs.fr_to_limbs(curve, [rng.randrange(curve.r) for _ in range(n)])
+
+
+def transform(
+    backend: DeviceBackend, curve: Curve, values: np.ndarray, inverse: bool, coset: bool, max_stages: int
+) -> np.ndarray:
+    """ntt(values, inverse, coset) through ntt_device.transform in passes of at most max_stages stages."""
+    ctx = backend.context
+    tables = ntt_device.Tables(1 << 30)
+    log_n = len(values).bit_length() - 1
+    src, dst = ctx.upload(values), ctx.buffer(len(values) * ntt_device.FR_BYTES)
+    load = (ntt_device.COSET, False) if coset and not inverse else None
+    store = (ntt_device.COSET_INV, True) if coset and inverse else None
+    inv_n = inverse and not coset
+    with ctx.lock:
+        ntt_device.transform(
+            ctx,
+            curve,
+            tables,
+            src,
+            dst,
+            log_n,
+            inverse=inverse,
+            load=load,
+            store=store,
+            inv_n=inv_n,
+            max_stages=max_stages,
+        )
+        return ctx.read(dst, values.shape)
+
+
+@pytest.mark.parametrize("log_n", [9, 10, 11, 13, 14])
+def test_ntt_around_the_tile(backend: DeviceBackend, curve: Curve, log_n: int, rng: random.Random) -> None:
+    """2^9 (one short tile), 2^10 (one tile), 2^11 (10 + 1 stages), 2^13, 2^14 (10 + 3, 10 + 4)."""
+    values = random_values(curve, 1 << log_n, rng)
+    for inverse, coset in MODES:
+        got = backend.ntt(curve, values, inverse=inverse, coset=coset)
+        np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
+
+
+@pytest.mark.parametrize(("log_n", "max_stages"), [(1, 1), (5, 1), (7, 2), (9, 3), (11, 4), (12, 5), (12, 9)])
+def test_ntt_in_several_passes(
+    backend: DeviceBackend, curve: Curve, log_n: int, max_stages: int, rng: random.Random
+) -> None:
+    """Small tiles give small inputs the structure of large ones: three to five passes, tiles of 2 … 512 elements
+    holding 1 … 64 groups, odd stage counts (a lone last stage), the twiddles between passes."""
+    assert len(ntt_device.passes(log_n, max_stages)) == -(-log_n // max_stages)
+    values = random_values(curve, 1 << log_n, rng)
+    for inverse, coset in MODES:
+        got = transform(backend, curve, values, inverse, coset, max_stages)
+        np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
+
+
+@pytest.mark.parametrize("reduction", ["libsnark", "circom"])
+@pytest.mark.parametrize("n", [1024, 2048])
+def test_compute_h_around_the_tile(
+    backend: DeviceBackend, curve: Curve, reduction: str, n: int, rng: random.Random
+) -> None:
+    a = [rng.randrange(curve.r) for _ in range(n)]
+    b = [rng.randrange(curve.r) for _ in range(n)]
+    c = [x * y % curve.r for x, y in zip(a, b, strict=True)]
+    arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, c)]
+    got = backend.compute_h(curve, *arrays, reduction=reduction)
+    np.testing.assert_array_equal(got, REFERENCE.compute_h(curve, *arrays, reduction=reduction))
+
+
+def test_plan_of_a_large_transform() -> None:
+    """3 passes for 2^24 (sppark needs 3 too, plus a bit reversal), the later ones in runs of 8 elements."""
+    assert ntt_device.passes(24) == [(0, 10, 0), (10, 7, 3), (17, 7, 3)]
+    assert ntt_device.passes(20) == [(0, 10, 0), (10, 10, 0)]
+    assert ntt_device.passes(0) == [(0, 0, 0)]
+    for log_n in range(31):
+        plan = ntt_device.passes(log_n)
+        assert sum(r for _, r, _ in plan) == log_n and len(plan) == max(1, -(-log_n // 10))
+
+
+# --- large, slow --------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_ntt_two_passes_large(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
+    values = random_values(curve, 1 << 17, rng)
+    for inverse, coset in MODES:
+        got = backend.ntt(curve, values, inverse=inverse, coset=coset)
+        np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
+
+
+def sparse_ntt(curve: Curve, n: int, entries: dict[int, int], inverse: bool, coset: bool) -> list[int]:
+    """The reference's definitions (cuzk.reference.ntt) summed over the few non-zero inputs: A_i = Σ_j a_j (g^j)
+    ω^(ij); inverse a_j = n⁻¹ (g^(−j)) Σ_i A_i ω^(−ij)."""
+    p = curve.r
+    omega = domain_root(curve.Fr, n).value
+    g = curve.Fr.GENERATOR.value
+    if inverse:
+        omega = pow(omega, -1, p)
+    out = [0] * n
+    for j, value in entries.items():
+        if coset and not inverse:
+            value = value * pow(g, j, p) % p
+        step, x = pow(omega, j, p), value
+        for i in range(n):
+            out[i] += x
+            x = x * step % p
+    if not inverse:
+        return [v % p for v in out]
+    n_inv, g_inv = pow(n, -1, p), pow(g, -1, p) if coset else 1
+    scale = n_inv
+    result = []
+    for v in out:
+        result.append(v * scale % p)
+        scale = scale * g_inv % p
+    return result
+
+
+@pytest.mark.slow
+def test_ntt_three_passes_sparse(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
+    n = 1 << 21
+    for inverse, coset in MODES:
+        entries = {rng.randrange(n): rng.randrange(curve.r) for _ in range(4)}
+        values = np.zeros((n, limbs.FR_LIMBS), dtype=np.uint64)
+        for j, v in entries.items():
+            values[j] = limbs.int_to_limbs(v, limbs.FR_LIMBS)
+        got = backend.ntt(curve, values, inverse=inverse, coset=coset)
+        np.testing.assert_array_equal(got, limbs.fr_to_limbs(curve, sparse_ntt(curve, n, entries, inverse, coset)))
