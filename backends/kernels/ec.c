@@ -38,7 +38,7 @@ DEVICE bool ${g}_affine_on_curve(${g}_affine_t a) {
 }
 
 /* 2P, dbl-2008-s-1 with a = 0. Infinity stays infinity (V = 0 makes ZZ3 = 0). */
-POINT_FN ${g}_xyzz_t ${g}_dbl(${g}_xyzz_t p) {
+DEVICE ${g}_xyzz_t ${g}_dbl(${g}_xyzz_t p) {
   ${f}_t u = ${f}_dbl(p.y);
   ${f}_t v = ${f}_sqr(u);
   ${f}_t w = ${f}_mul(u, v);
@@ -70,7 +70,7 @@ DEVICE ${g}_xyzz_t ${g}_mdbl(${g}_affine_t a) {
 }
 
 /* P + A for an affine A (not infinity), madd-2008-s; P = A doubles, P = −A gives infinity. */
-POINT_FN ${g}_xyzz_t ${g}_madd(${g}_xyzz_t p, ${g}_affine_t a) {
+DEVICE ${g}_xyzz_t ${g}_madd(${g}_xyzz_t p, ${g}_affine_t a) {
   if (${g}_is_infinity(p)) return ${g}_from_affine(a);
   ${f}_t pp = ${f}_sub(${f}_mul(a.x, p.zz), p.x);
   ${f}_t rr = ${f}_sub(${f}_mul(a.y, p.zzz), p.y);
@@ -87,7 +87,7 @@ POINT_FN ${g}_xyzz_t ${g}_madd(${g}_xyzz_t p, ${g}_affine_t a) {
 }
 
 /* P + Q, add-2008-s; P = Q doubles, P = −Q gives infinity. */
-POINT_FN ${g}_xyzz_t ${g}_add(${g}_xyzz_t p, ${g}_xyzz_t q) {
+DEVICE ${g}_xyzz_t ${g}_add(${g}_xyzz_t p, ${g}_xyzz_t q) {
   if (${g}_is_infinity(p)) return q;
   if (${g}_is_infinity(q)) return p;
   ${f}_t u1 = ${f}_mul(p.x, q.zz);

@@ -1,19 +1,6 @@
 /* ---- ${f}: the prime field of ${F}_BITS bits, ${F}_N limbs of LIMB_BITS bits, in Montgomery form x·R mod p ----
  * Every function takes and returns values in [0, p), so results are canonical without a final reduction. */
 
-/* Which functions stay out of line (compiled once per program and called): by default the multiplication; with
- * CUZK_INLINE_FIELD_MUL defined (a compiler option), the point operations of ec.c instead, with the multiplications
- * inlined into them (fewer calls, around which the caller's live registers are saved, and larger functions). */
-#ifndef FIELD_MUL_FN
-#ifdef CUZK_INLINE_FIELD_MUL
-#define FIELD_MUL_FN DEVICE
-#define POINT_FN DEVICE_NOINLINE
-#else
-#define FIELD_MUL_FN DEVICE_NOINLINE
-#define POINT_FN DEVICE
-#endif
-#endif
-
 typedef struct { limb_t l[${F}_N]; } ${f}_t;
 
 DEVICE ${f}_t ${f}_zero(void) {
@@ -96,9 +83,10 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
  * m = t_0·(−p⁻¹) mod 2^w, which zeroes t_0, then t shifts down one limb. With a, b < p and p < R/2, t < 2p after
  * every row and t + a·b_i + m·p < 2^w·2p < 2^w·R: N + 1 limbs hold every intermediate, and one conditional
  * subtraction ends it. Each row is four carry chains (PTX mad/madc on CUDA).
- * Kept out of line by default: inlined into every point formula it multiplies GPU compile times (nvcc took 159 s
- * instead of 25 s for BN254's G2 MSM program) and register pressure (see FIELD_MUL_FN). */
-FIELD_MUL_FN ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
+ * Kept out of line: inlined into every point formula it multiplies GPU compile times (nvcc took 159 s instead of
+ * 25 s for BN254's G2 MSM program) and register pressure; inlined into the point functions instead (with those out
+ * of line), the bucket kernel of BLS12-381 G1 passes its points through a 1760-byte stack frame (nvcc 13, sm_90). */
+DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
   const limb_t p[${F}_N] = ${F}_P;
   limb_t t[${F}_N + 1];
   UNROLL for (int j = 0; j <= ${F}_N; j++) t[j] = 0;

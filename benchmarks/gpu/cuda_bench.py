@@ -94,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--kernels", action="store_true", help="print the device ms of each kernel of an MSM")
     parser.add_argument("--field-mul", action="store_true", help="Fq and Fr multiplications per second")
-    parser.add_argument("--define", action="append", default=[], help="-D for NVRTC: CUZK_INLINE_FIELD_MUL")
+    parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-maxrregcount=168")
     args = parser.parse_args(argv)
-    cuda_device.OPTIONS = (*cuda_device.OPTIONS, *(f"-D{name}" for name in args.define))
+    cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
     backend = CudaBackend()
     if not backend.is_available():
         print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)

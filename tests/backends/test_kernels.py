@@ -181,3 +181,20 @@ def test_cuda_source_is_valid_cplusplus(curve: Curve, program: str, tmp_path: Pa
     cmd = ["g++", "-fsyntax-only", "-Wall", "-Wno-unknown-pragmas", "-x", "c++", "-include", "shim.h", src.name]
     done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[:4000]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed: the CUDA source is not compiled")
+@pytest.mark.parametrize("program", list(PROGRAMS))
+def test_cuda_source_compiles_for_hopper(curve: Curve, program: str, tmp_path: Path) -> None:
+    """Where nvcc is installed: the CUDA variant compiles to sm_90 machine code (ptxas checks the inline PTX of
+    the carry chains), and the bucket kernel keeps its points in registers (no stack frame)."""
+    src = tmp_path / f"{program}.cu"
+    src.write_text(generate(curve, CUDA, program))
+    cmd = ["nvcc", "-arch=sm_90", "-c", "-Xptxas", "-v", src.name, "-o", f"{program}.o"]
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[:4000]
+    report = re.search(r"for \w+_msm_buckets\n\s*(\d+) bytes stack frame", done.stderr)
+    if program.startswith("msm_"):
+        assert report is not None, done.stderr[:4000]
+        assert report[1] == "0", f"the bucket kernel has a {report[1]}-byte stack frame"
