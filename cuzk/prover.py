@@ -16,6 +16,11 @@ Where the time goes, and what the engine does about it (the ``--timings`` table 
 - the MSM results stay limbs, and the proof is assembled by three small MSMs on the backend (the reference's
   ``assemble_proof`` does six scalar multiplications in pure Python: ~100 ms on BN254, the largest engine cost of a
   2^12 proof) — the same group elements, so the same bytes;
+- on a backend whose ``msm_batch`` queues its MSMs and waits once (the GPU backends, which say so by reporting the
+  device time of each MSM of a batch, ``last_batch_seconds``), the four G1 MSMs are one call (phase ``msm_batch_g1``,
+  with each MSM's device time as an internal part ``msm_a_g1`` …) and the assembly's two G1 sums another: every
+  backend call ends by waiting for the device, and between two calls the device idles while the host validates,
+  plans and uploads the next (on the H200 the four separate calls left 7–10 ms gaps each, docs/performance.md);
 - scalars the witness makes free (zeros, ones) are the backend's business: the cpu backend drops the zeros and
   sums the bases of the ones by plain additions inside ``msm_prepared`` (measured in :mod:`cuzk.backends.cpu.msm`);
   the engine cannot do it for prepared bases, as the protocol has no index-based MSM over them.
@@ -34,12 +39,13 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import COMPUTE_H, PREPARED_BASES, Backend, has_capability
+from cuzk.backends.protocol import COMPUTE_H, MSM_BATCH, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
 from cuzk.errors import ProofSelfCheckError
 from cuzk.formats.points import PointTable
@@ -59,6 +65,8 @@ MSMS: tuple[tuple[str, str, str, str], ...] = (
     ("msm_h_g1", "h", "g1", "h_query"),
     ("msm_b_g2", "b_g2", "g2", "b_g2_query"),
 )
+
+G1_BATCH = "msm_batch_g1"  # the phase of the four G1 MSMs when they are one msm_batch call
 
 ENV_VERIFY = "CUZK_VERIFY"
 
@@ -80,6 +88,29 @@ def _internal_intervals(backend: Backend, started: float, ended: float) -> list[
     if seconds is None:
         return None
     return [(ended - min(seconds, ended - started), ended)]
+
+
+def _batch_parts(backend: Backend, names: list[str], started: float, ended: float) -> list[tuple[str, float, float]]:
+    """Each MSM of the batch call that ran from ``started`` to ``ended`` as (name, start, end), from the device time
+    the backend reports for each (``last_batch_seconds()``): laid end to end in their order, the last ending with
+    the call, as one device queue runs them; empty when the backend does not report them."""
+    reported = getattr(backend, "last_batch_seconds", None)
+    seconds = reported() if callable(reported) else None
+    if seconds is None or len(seconds) != len(names):
+        return []
+    parts, end = [], ended
+    for name, length in reversed(list(zip(names, seconds, strict=True))):
+        start = max(started, end - length)
+        parts.append((name, start, end))
+        end = start
+    return parts[::-1]
+
+
+def batches_msms(backend: Backend) -> bool:
+    """Whether the engine gives ``backend`` its G1 MSMs as one ``msm_batch`` call by default: when the backend has
+    MSM_BATCH and reports the device time of each MSM of a batch (``last_batch_seconds``). The reference and cpu
+    backends run a batch as the same loop of MSMs, so separate calls cost them nothing and keep a row per MSM."""
+    return has_capability(backend, MSM_BATCH) and callable(getattr(backend, "last_batch_seconds", None))
 
 
 def _resolve(backend: Backend | str | None) -> Backend:
@@ -106,9 +137,11 @@ class Prover:
     ``backend`` runs the NTTs and the G1 MSMs (a name, None for $CUZK_BACKEND/auto, or a backend object).
     ``g2_backend`` runs the B_G2 MSM (default: the same backend); with ``g2_in_parallel`` (default) it runs on a
     thread of its own, overlapping the H computation and the G1 MSMs, as the seed engine's tail MSM does.
-    ``window`` overrides every MSM's Pippenger window. ``verify`` checks every proof before returning it (default:
-    $CUZK_VERIFY). The timings of the latest proofs are in ``recorder`` (by default one that keeps the last
-    SPAN_LIMIT spans, so that a Prover running for days keeps flat memory; pass ``Recorder()`` to keep all).
+    ``window`` overrides every MSM's Pippenger window. ``batch`` runs the four G1 MSMs as one ``msm_batch`` call,
+    and the assembly's two G1 sums as another (default: :func:`batches_msms`; True needs MSM_BATCH). ``verify``
+    checks every proof before returning it (default: $CUZK_VERIFY). The timings of the latest proofs are in
+    ``recorder`` (by default one that keeps the last SPAN_LIMIT spans, so that a Prover running for days keeps flat
+    memory; pass ``Recorder()`` to keep all).
     """
 
     def __init__(
@@ -119,6 +152,7 @@ class Prover:
         g2_backend: Backend | str | None = None,
         g2_in_parallel: bool = True,
         window: int | None = None,
+        batch: bool | None = None,
         recorder: Recorder | None = None,
         verify: bool | None = None,
     ) -> None:
@@ -126,6 +160,9 @@ class Prover:
         self.backend = _resolve(backend)
         self.g2_backend = self.backend if g2_backend is None else _resolve(g2_backend)
         self.g2_in_parallel, self.window = g2_in_parallel, window
+        self.batch = batches_msms(self.backend) if batch is None else batch
+        if self.batch and not has_capability(self.backend, MSM_BATCH):
+            raise ParameterError(f"batch=True, but backend {self.backend.name!r} does not offer msm_batch")
         self.recorder = recorder if recorder is not None else Recorder(limit=SPAN_LIMIT)
         self.verify = verify_from_env() if verify is None else verify
         self._lock = threading.Lock()
@@ -163,11 +200,13 @@ class Prover:
 
     # --- the backend calls, each timed at the three levels -----------------------------------------------------
 
-    def _timed_call(self, backend: Backend, name: str, call: Callable[[], Any]) -> Any:
+    def _timed_call(self, backend: Backend, name: str, call: Callable[[], Any], parts: list[str] | None = None) -> Any:
         """Run one backend call; record it at the backend level, and at the internal level when the backend
         reports the compute time of the calling thread's last call (``last_internal_seconds()``): at the
         ``perf_counter`` intervals of ``last_internal_intervals()`` when the backend offers them (the cpu backend),
-        else as one span of that length ending with the call (its kernels run after validation and queueing)."""
+        else as one span of that length ending with the call (its kernels run after validation and queueing).
+        For a batch call, ``parts`` names its MSMs: each one's device time becomes an internal span of that name
+        (``part_of`` the call) where the backend reports it."""
         started = time.perf_counter()
         result = call()
         ended = time.perf_counter()
@@ -175,6 +214,8 @@ class Prover:
         self.recorder.add(name, "backend", started, ended, internal=intervals is not None)
         for start, end in intervals or ():
             self.recorder.add(name, "internal", start, end)
+        for part, start, end in _batch_parts(backend, parts, started, ended) if parts else ():
+            self.recorder.add(part, "internal", start, end, part_of=name)
         return result
 
     def _msm(self, name: str, key: str, group: str, scalars: np.ndarray) -> np.ndarray:
@@ -191,6 +232,26 @@ class Prover:
             return self._timed_call(
                 backend, name, lambda: backend.msm(self.curve, group, bases, scalars, window=self.window)
             )
+
+    def _msms_g1(self, scalars: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """The four G1 MSMs of the proof (A, B_G1, L, H), by key: one ``msm_batch`` call with ``batch``, else one
+        call each."""
+        g1 = [(name, key) for name, key, group, _ in MSMS if group == "g1"]
+        if not self.batch:
+            return {key: self._msm(name, key, "g1", scalars[key]) for name, key in g1}
+        names, keys = [name for name, _ in g1], [key for _, key in g1]
+        backend = self.backend
+        with self.recorder.span(G1_BATCH, group="g1", n=sum(len(scalars[key]) for key in keys)):
+            call = partial(
+                backend.msm_batch,  # type: ignore[attr-defined]
+                self.curve,
+                "g1",
+                [self._bases[key] for key in keys],
+                [scalars[key] for key in keys],
+                windows=[self.window] * len(keys),
+            )
+            sums = self._timed_call(backend, G1_BATCH, call, parts=names)
+        return dict(zip(keys, sums, strict=True))
 
     def _ntt(self, values: list[Any], *, inverse: bool = False, coset: bool = False) -> list[Any]:
         name = "ntt" + ("_inverse" if inverse else "") + ("_coset" if coset else "")
@@ -215,18 +276,25 @@ class Prover:
                 lambda: self.backend.compute_h(self.curve, a, b, c, reduction=reduction),  # type: ignore[attr-defined]
             )
 
-    def _combine(self, name: str, group: str, bases: list[np.ndarray], scalars: list[int]) -> np.ndarray:
-        """Σ scalars[i]·bases[i] for a handful of points (one affine point each), on the group's backend."""
+    def _combine(self, name: str, group: str, sums: list[tuple[list[np.ndarray], list[int]]]) -> list[np.ndarray]:
+        """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points (one affine point each)
+        per sum, on the group's backend: one ``msm_batch`` call for them all with ``batch``, else one call each."""
         backend = self._backend_for(group)
-        points = np.stack(bases)
-        k = limbs.ints_to_limbs(scalars, limbs.FR_LIMBS)
-        return self._timed_call(backend, name, lambda: backend.msm(self.curve, group, points, k))
+        points = [np.stack(bases) for bases, _ in sums]
+        k = [limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for _, scalars in sums]
+        if self.batch and group == "g1":
+            batch = partial(backend.msm_batch, self.curve, group, points, k)  # type: ignore[attr-defined]
+            return list(self._timed_call(backend, name, batch))
+        return [
+            self._timed_call(backend, name, partial(backend.msm, self.curve, group, p, s))
+            for p, s in zip(points, k, strict=True)
+        ]
 
     def _assemble_g2(self, b_g2: np.ndarray, s: int) -> np.ndarray:
         """[B]₂ = [β]₂ + Σ z_j·b_g2_query[j] + s·[δ]₂."""
         beta_g2, delta_g2 = self._constants["g2"]
         with self.recorder.span("assemble_g2"):
-            return self._combine("assemble_g2", "g2", [beta_g2, b_g2, delta_g2], [1, 1, s])
+            return self._combine("assemble_g2", "g2", [([beta_g2, b_g2, delta_g2], [1, 1, s])])[0]
 
     def _assemble(self, sums: dict[str, np.ndarray], b_g2: np.ndarray, r: int, s: int) -> Proof:
         """The proof from the MSM results, by the formula of the reference's ``assemble_proof``:
@@ -239,12 +307,16 @@ class Prover:
         alpha, beta, delta = self._constants["g1"]
         order = self.curve.r
         with self.recorder.span("assemble"):
-            a = self._combine("assemble", "g1", [alpha, sums["a"], delta], [1, 1, r])
-            c = self._combine(
+            a, c = self._combine(
                 "assemble",
                 "g1",
-                [sums["l"], sums["h"], alpha, sums["a"], beta, sums["b_g1"], delta],
-                [1, 1, s, s, r, r, r * s % order],
+                [
+                    ([alpha, sums["a"], delta], [1, 1, r]),
+                    (
+                        [sums["l"], sums["h"], alpha, sums["a"], beta, sums["b_g1"], delta],
+                        [1, 1, s, s, r, r, r * s % order],
+                    ),
+                ],
             )
             points = [limbs.limbs_to_point(self.curve, g, p) for g, p in (("g1", a), ("g2", b_g2), ("g1", c))]
             return Proof(a=points[0], b=points[1], c=points[2])
@@ -336,7 +408,7 @@ class Prover:
             scalars = {"a": z, "b_g1": z, "l": z[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(a, b, c)
-            sums = {key: self._msm(name, key, group, scalars[key]) for name, key, group, _ in MSMS if group == "g1"}
+            sums = self._msms_g1(scalars)
             with self.recorder.span("wait_b_g2"):
                 b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z, s)
         return self._assemble(sums, b_g2_point, r, s)

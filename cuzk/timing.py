@@ -8,6 +8,10 @@ serial glue) was invisible until both levels were printed side by side. cuzk rec
     internal  the time the backend reports for its own compute (device events on a GPU, the compiled kernel on
               the CPU); absent when the backend does not measure it
 
+A call that runs several MSMs at once (``msm_batch``: the four G1 MSMs of a proof on a GPU backend, phase
+``msm_batch_g1``) may also report each one's compute time: internal spans named after the MSMs (``msm_a_g1`` …) with
+``part_of`` the call's phase, shown in the table as rows of their own under it, with an internal time only.
+
 Overhead, precisely. Per phase (a row of the table), *overhead = engine − internal* (engine − backend when the
 backend reports no internal time): the wrapper's time outside the kernels. For the proof as a whole the phases
 cannot simply be summed, because they run concurrently: the B_G2 MSM runs on its own thread beside H and the G1
@@ -167,25 +171,30 @@ def chrome_trace(recorder: Recorder, path: str | Path) -> Path:
 
 @dataclass(frozen=True)
 class PhaseRow:
-    """One line of the timings table."""
+    """One line of the timings table: a phase, or (``part_of`` set) one part of a phase's batch call, which has an
+    internal time only."""
 
     phase: str
-    engine: float
+    engine: float | None
     backend: float | None
     internal: float | None
+    part_of: str | None = None
 
     @property
-    def overhead(self) -> float:
+    def overhead(self) -> float | None:
+        if self.engine is None:
+            return None
         inner = self.internal if self.internal is not None else self.backend
         return self.engine - inner if inner is not None else 0.0
 
 
 def phase_rows(recorder: Recorder) -> list[PhaseRow]:
-    """One row per engine-level phase, with the backend and internal seconds recorded under the same name."""
+    """One row per engine-level phase, with the backend and internal seconds recorded under the same name, each
+    followed by the rows of its parts (internal spans ``part_of`` it), in the order they started."""
     rows = []
     for name in recorder.names("engine"):
         backend = [s for s in recorder.spans if s.name == name and s.level == "backend"]
-        internal = [s for s in recorder.spans if s.name == name and s.level == "internal"]
+        internal = [s for s in recorder.spans if s.name == name and s.level == "internal" and "part_of" not in s.args]
         rows.append(
             PhaseRow(
                 name,
@@ -194,6 +203,11 @@ def phase_rows(recorder: Recorder) -> list[PhaseRow]:
                 sum(s.seconds for s in internal) if internal else None,
             )
         )
+        parts: dict[str, float] = {}
+        for s in sorted(recorder.spans, key=lambda s: s.start):
+            if s.level == "internal" and s.args.get("part_of") == name:
+                parts[s.name] = parts.get(s.name, 0.0) + s.seconds
+        rows.extend(PhaseRow(part, None, None, seconds, part_of=name) for part, seconds in parts.items())
     return rows
 
 
@@ -271,9 +285,10 @@ def timings_table(recorder: Recorder, *, total: str = "prove") -> list[str]:
     """The ``--timings`` table: each phase at the three levels with its overhead (engine − internal), the B_G2
     overlap, and the total split into backend compute and engine overhead (the definition in the module doc).
 
-    Phases of the proof (inside the ``total`` spans) are indented under it; nested phases (``h`` holds
-    ``compute_h``) are listed as recorded. Phases outside the total (preparing the key, synthesis, the witness's
-    evaluation, the self-check) are listed unindented and count in neither side of the summary.
+    Phases of the proof (inside the ``total`` spans) are indented under it, the parts of a batch call under its
+    phase; nested phases (``h`` holds ``compute_h``) are listed as recorded. Phases outside the total (preparing
+    the key, synthesis, the witness's evaluation, the self-check) are listed unindented and count in neither side
+    of the summary.
     """
 
     def cell(x: float | None) -> str:
@@ -281,7 +296,9 @@ def timings_table(recorder: Recorder, *, total: str = "prove") -> list[str]:
 
     lines = [f"{'phase':<20}{'engine ms':>10}{'backend ms':>11}{'internal ms':>12}{'overhead ms':>12}"]
     for row in phase_rows(recorder):
-        label = ("  " if row.phase != total and _inside(recorder, row.phase, total) else "") + row.phase
+        phase = row.part_of or row.phase
+        indent = 1 if phase != total and _inside(recorder, phase, total) else 0
+        label = "  " * (indent + (row.part_of is not None)) + row.phase
         lines.append(f"{label:<20}{cell(row.engine)}{cell(row.backend)} {cell(row.internal)} {cell(row.overhead)}")
     g1 = [n for n in recorder.names() if n.startswith("msm_") and n.endswith("_g1")]
     g2_window = recorder.window("msm_b_g2")

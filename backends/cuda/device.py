@@ -6,6 +6,11 @@ Programs are compiled lazily, one per (curve, program) the first time a kernel o
 binaries in its kernel cache (``~/.cupy/kernel_cache`` or ``CUPY_CACHE_DIR``) keyed by source and options, so a
 program is compiled once per machine. Every copy and launch goes to one non-blocking stream of the context; each
 launch is bracketed by CUDA events while a trace is open, which is where the device time comes from.
+
+Uploads go through a small ring of pinned host buffers (:meth:`CudaContext.write`): a copy from pageable memory
+waits for the stream to drain (CUDA synchronises it), so an upload queued behind kernels would hold the host until
+they finish and leave the device idle while it copies; from pinned memory the copy is queued like a kernel, and
+the host returns as soon as the data are in the ring.
 """
 
 from __future__ import annotations
@@ -26,6 +31,9 @@ from cuzk.reference.curves import Curve
 
 BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
 OPTIONS = ("--std=c++17",)
+STAGING_BUFFERS = 4  # pinned host buffers in the upload ring …
+STAGING_BYTES = 16 << 20  # … of 16 MiB each: 64 MiB of uploads (2^21 scalars) can run ahead of the stream
+STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
 
 
 def import_cupy() -> ModuleType:
@@ -88,6 +96,8 @@ class CudaContext(BufferHelpers):
         self.memory_errors: tuple[type[BaseException], ...] = (self.cp.cuda.memory.OutOfMemoryError,)
         self._modules: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
+        self._staging: list[tuple[np.ndarray, Any]] = []  # (pinned host buffer, event of the last copy out of it)
+        self._next_staging = 0
 
     @contextmanager
     def _on(self) -> Iterator[None]:
@@ -161,10 +171,35 @@ class CudaContext(BufferHelpers):
             return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
 
     def write(self, buf: Any, array: np.ndarray) -> None:
+        """Queue the copy of ``array`` into ``buf``; the caller may change ``array`` as soon as this returns. Up to
+        STAGING_BUFFERS · STAGING_BYTES bytes wait in the pinned ring for the stream; beyond, the host waits for the
+        oldest copy out of the ring before it reuses that buffer."""
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
-        if raw.size:
-            with self._on():
+        if not raw.size:
+            return
+        with self._on():
+            if raw.size < STAGING_MIN_BYTES:
                 buf[: raw.size].set(raw, stream=self.stream)
+                return
+            for start in range(0, raw.size, STAGING_BYTES):
+                part = raw[start : start + STAGING_BYTES]
+                host, copied = self._staging_buffer()
+                host[: part.size] = part
+                buf[start : start + part.size].set(host[: part.size], stream=self.stream)
+                copied.record(self.stream)
+
+    def _staging_buffer(self) -> tuple[np.ndarray, Any]:
+        """The next pinned buffer of the ring (each made at its first use), once the copy queued out of it last
+        time has run."""
+        slot = self._next_staging
+        self._next_staging = (slot + 1) % STAGING_BUFFERS
+        if slot == len(self._staging):
+            memory = self.cp.cuda.alloc_pinned_memory(STAGING_BYTES)
+            host = np.ndarray((STAGING_BYTES,), dtype=np.uint8, buffer=memory)
+            self._staging.append((host, self.cp.cuda.Event(disable_timing=True)))
+        host, copied = self._staging[slot]
+        copied.synchronize()
+        return host, copied
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         if nbytes:

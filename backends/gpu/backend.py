@@ -3,8 +3,13 @@
 :class:`DeviceBackend` does everything that does not depend on the API: memory budgets (the device's, or a cap
 given by the caller, which tests use to force chunking), resident bases and their release, the NTT table cache,
 one lock per context (a context's queue is shared by the threads that call the backend) and the device time of
-each call (``last_kernel_seconds`` per kernel, ``last_internal_seconds`` per calling thread). A subclass says how
-to find its device (``_select``), how to open a context on it (``_open``) and what to report (``describe``).
+each call (``last_kernel_seconds`` per kernel, ``last_internal_seconds`` per calling thread, and
+``last_batch_seconds`` per MSM of a batch). A subclass says how to find its device (``_select``), how to open a
+context on it (``_open``) and what to report (``describe``).
+
+Every call ends by waiting for its queue (its results are read, its device time is taken), so the host is idle
+between the kernels of two calls: ``msm_batch`` queues all its MSMs before it reads any result, which is why the
+engine gives it the four G1 MSMs of a proof at once.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from importlib import metadata
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -144,6 +150,7 @@ class DeviceBackend(BackendBase):
                 yield ctx
                 return
             ctx.trace = trace = []
+            self._per_thread.batch_seconds = None
             try:
                 yield ctx
             except ctx.memory_errors as exc:
@@ -160,6 +167,11 @@ class DeviceBackend(BackendBase):
     def last_internal_seconds(self) -> float | None:
         """Device time (the API's event timers) of the calling thread's last call: the engine's "internal" level."""
         return getattr(self._per_thread, "seconds", None)
+
+    def last_batch_seconds(self) -> list[float] | None:
+        """Device time of each MSM of the calling thread's last call when it was an ``msm_batch`` (else None): an
+        optional extension of the protocol, by which the engine shows every MSM of a batch in its timings."""
+        return getattr(self._per_thread, "batch_seconds", None)
 
     def _memory(self) -> Memory:
         info = self.context.info
@@ -186,17 +198,10 @@ class DeviceBackend(BackendBase):
 
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
         with self._device_call() as ctx:
-            return msm_device.msm(
-                ctx,
-                curve,
-                group,
-                scalars,
-                window,
-                self._memory(),
-                bases=bases,
-                max_chunk=self.max_chunk,
-                parallel_items=self.parallel_items,
-            )
+            return msm_device.msm(ctx, curve, group, scalars, bases, window, self._memory(), **self._msm_options())
+
+    def _msm_options(self) -> dict[str, Any]:
+        return {"max_chunk": self.max_chunk, "parallel_items": self.parallel_items}
 
     def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> msm_device.ResidentBases:
         with self._device_call() as ctx:
@@ -209,24 +214,20 @@ class DeviceBackend(BackendBase):
     def _release(self, nbytes: int) -> None:
         self._resident -= nbytes
 
-    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+    def _resident_bases(self, handle: PreparedBases, name: str = "handle") -> msm_device.ResidentBases:
         if handle.payload.context is not self.context:
             raise BackendInputError(
                 f"prepared by another {type(self).__name__} (its buffers live in another device context); prepare "
                 "the bases with the backend that runs the MSM",
-                array="handle",
+                array=name,
             )
+        return handle.payload
+
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        resident = self._resident_bases(handle)
         with self._device_call() as ctx:
             return msm_device.msm(
-                ctx,
-                handle.curve,
-                handle.group,
-                scalars,
-                window,
-                self._memory(),
-                resident=handle.payload,
-                max_chunk=self.max_chunk,
-                parallel_items=self.parallel_items,
+                ctx, handle.curve, handle.group, scalars, resident, window, self._memory(), **self._msm_options()
             )
 
     def _msm_batch(
@@ -237,8 +238,22 @@ class DeviceBackend(BackendBase):
         scalars: list[np.ndarray],
         windows: list[int | None],
     ) -> np.ndarray:
-        with self._device_call():  # one lock and one timing record for the whole batch
-            return super()._msm_batch(curve, group, bases, scalars, windows)
+        """Every MSM queued before any result is read (see :func:`~cuzk.backends.gpu.msm.msm_batch`); the device
+        time of each is kept for ``last_batch_seconds``, from the launches each one added to the trace."""
+        sources = [
+            self._resident_bases(b, f"bases[{j}]") if isinstance(b, PreparedBases) else b for j, b in enumerate(bases)
+        ]
+        items = list(zip(scalars, sources, windows, strict=True))
+        with self._device_call() as ctx:
+            trace = ctx.trace
+            assert trace is not None
+            marks = [len(trace)]
+            results = msm_device.msm_batch(
+                ctx, curve, group, items, self._memory(), queued=lambda: marks.append(len(trace)), **self._msm_options()
+            )
+            parts = [ctx.kernel_seconds(trace[a:b]) for a, b in pairwise(marks)]
+            self._per_thread.batch_seconds = [sum(part.values()) for part in parts]
+        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
         with self._device_call() as ctx:

@@ -6,11 +6,17 @@ bucket order; walk every window's entries and buckets in equal segments (running
 into one accumulator per window. After the last chunk, one work-item combines the windows and writes the canonical
 affine result. Over shifted resident bases (2^(c·t)·P_i made once when the bases are prepared) every window's
 pairs share one row of buckets: one accumulator, no doublings between windows.
+
+An MSM is planned (:func:`plan`: a :class:`Job`), queued (:func:`enqueue`: a :class:`Pending` result) and read
+(:meth:`Pending.read`, which waits for the queue). :func:`msm` does the three for one MSM; a batch (the backend's
+``msm_batch``) plans its MSMs together (:func:`plan_batch`), queues them all over one set of tables with each
+distinct scalar array uploaded once, and reads the results at the end: one wait for the whole batch, and the
+uploads of the later MSMs' scalars overlap the earlier MSMs' kernels where the API's copies are asynchronous.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +24,8 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.gpu.context import DeviceContext
-from cuzk.backends.gpu.plan import SCALAR_BYTES, SCAN_BLOCK, Memory, MsmPlan, piece_sizes, plan_msm, shifted_window
+from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.gpu.plan import SCALAR_BYTES, SCAN_BLOCK, Memory, piece_sizes, plan_msm, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
 
@@ -98,17 +105,108 @@ def prepare(
     return upload_bases(ctx, curve, group, bases, piece_sizes(n, geometry.base_bytes, memory, max_chunk))
 
 
-def _chunks(plan: MsmPlan, pieces: list[tuple[Any, int, int]]) -> Iterator[tuple[Any, int, int, int]]:
+def _chunks(chunk: int, pieces: list[tuple[Any, int, int]]) -> Iterator[tuple[Any, int, int, int]]:
     """(bases buffer, offset in it, first point, count) for every chunk, never crossing a piece."""
     for buf, first, count in pieces:
-        for offset in range(0, count, plan.chunk):
-            yield buf, offset, first + offset, min(plan.chunk, count - offset)
+        for offset in range(0, count, chunk):
+            yield buf, offset, first + offset, min(chunk, count - offset)
+
+
+@dataclass(frozen=True)
+class Job:
+    """How one MSM of n ≥ 1 points runs: ``windows`` windows of c bits, each with a row of buckets, or (``merged``,
+    over shifted resident bases) one row for all; the points in chunks of ``chunk``; ``prepared``: the bases are
+    resident (else each chunk's bases are copied to a staging buffer and converted there)."""
+
+    n: int
+    c: int
+    windows: int
+    merged: bool
+    prepared: bool
+    blocks: int  # scan blocks per row
+    segments: int  # bucket-kernel work-items per row
+    chunk: int
+
+    @property
+    def rows(self) -> int:
+        return 1 if self.merged else self.windows
+
+    @property
+    def buckets(self) -> int:
+        return 1 << (self.c - 1)
+
+    def buffer_sizes(self, geometry: Geometry) -> tuple[int, ...]:
+        """Bytes of each buffer of :class:`Tables`, in the order of its fields."""
+        table = self.rows * (self.buckets + 1) * 4
+        return (
+            table,
+            table,
+            table,
+            self.rows * self.blocks * 4,
+            self.rows * self.segments * geometry.xyzz_bytes,
+            self.rows * geometry.xyzz_bytes,
+            self.windows * self.chunk * 4,
+            0 if self.prepared else self.chunk * geometry.base_bytes,
+        )
+
+
+def _shifted_job(
+    n: int, resident: ResidentBases, geometry: Geometry, memory: Memory, parallel_items: int
+) -> Job | None:
+    """The job over shifted resident bases (one bucket row for all windows, no Horner), or None when its tables do
+    not fit the memory (the MSM then takes the per-window path over the unshifted bases)."""
+    assert resident.shift is not None
+    c, w = resident.shift, resident.windows
+    nb = 1 << (c - 1)
+    blocks = -(-nb // SCAN_BLOCK)
+    segments = max(1, min(w * n + nb, parallel_items))
+    needed = 3 * (nb + 1) * 4 + blocks * 4 + (segments + 1) * geometry.xyzz_bytes + n * SCALAR_BYTES + w * n * 4
+    largest = max(w * n * 4, segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
+    if w * n >= 1 << 31 or needed > memory.budget or largest > memory.max_alloc:
+        return None
+    return Job(n, c, w, merged=True, prepared=True, blocks=blocks, segments=segments, chunk=n)
+
+
+def plan(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    n: int,
+    bases: ResidentBases | np.ndarray,
+    window: int | None,
+    memory: Memory,
+    *,
+    max_chunk: int | None = None,
+    parallel_items: int | None = None,
+) -> Job:
+    """The job of an MSM of n ≥ 1 points within ``memory``: over shifted resident bases when they serve ``window``,
+    else Pippenger by windows (:func:`~cuzk.backends.gpu.plan.plan_msm`). ``parallel_items`` (bucket-kernel
+    work-items over all windows) defaults to what keeps the device busy."""
+    geometry = Geometry.of(curve, group)
+    resident = bases if isinstance(bases, ResidentBases) else None
+    items = parallel_items or PARALLEL_ITEMS_PER_UNIT[ctx.info.kind] * ctx.info.compute_units
+    if resident is not None and resident.shift is not None and window in (None, resident.shift) and not max_chunk:
+        job = _shifted_job(n, resident, geometry, memory, items)
+        if job is not None:
+            return job
+    p = plan_msm(
+        n,
+        window,
+        scalar_bits=curve.r.bit_length(),
+        base_bytes=geometry.base_bytes,
+        xyzz_bytes=geometry.xyzz_bytes,
+        prepared=resident is not None,
+        memory=memory,
+        parallel_items=items,
+        max_chunk=max_chunk,
+    )
+    return Job(n, p.window, p.windows, False, resident is not None, p.blocks, p.segments, p.chunk)
 
 
 @dataclass
 class Tables:
-    """The device buffers of one MSM's sort and bucket sums, for ``rows`` rows of buckets (a row per window, or
-    one row for all windows over shifted bases) and ``entries`` (point, bucket) pairs."""
+    """The device buffers of the sort and the bucket sums, and the staging buffer of bases that are not resident:
+    sized for the largest of some jobs, so that the MSMs of a batch use one set in turn (the queue runs in order)."""
 
     counts: Any
     offsets: Any
@@ -117,23 +215,15 @@ class Tables:
     partial: Any
     acc: Any
     entries: Any
-    table_bytes: int
+    staging: Any  # None when every job's bases are resident
+
+    @staticmethod
+    def sizes(geometry: Geometry, jobs: Sequence[Job]) -> list[int]:
+        return [max(sizes) for sizes in zip(*(job.buffer_sizes(geometry) for job in jobs), strict=True)]
 
     @classmethod
-    def allocate(
-        cls, ctx: DeviceContext, geometry: Geometry, rows: int, nb: int, blocks: int, segments: int, entries: int
-    ) -> Tables:
-        table_bytes = rows * (nb + 1) * 4
-        return cls(
-            ctx.buffer(table_bytes),
-            ctx.buffer(table_bytes),
-            ctx.buffer(table_bytes),
-            ctx.buffer(rows * blocks * 4),
-            ctx.buffer(rows * segments * geometry.xyzz_bytes),
-            ctx.zeros(rows * geometry.xyzz_bytes),
-            ctx.buffer(entries * 4),
-            table_bytes,
-        )
+    def allocate(cls, ctx: DeviceContext, geometry: Geometry, jobs: Sequence[Job]) -> Tables:
+        return cls(*(ctx.buffer(size) if size else None for size in cls.sizes(geometry, jobs)))
 
 
 def accumulate(
@@ -141,23 +231,18 @@ def accumulate(
     curve: Curve,
     group: str,
     tables: Tables,
+    job: Job,
     scalar_buf: Any,
     count: int,
     bases_buf: Any,
     offset: int,
-    *,
-    c: int,
-    windows: int,
-    blocks: int,
-    segments: int,
-    merged: bool,
 ) -> None:
     """Sort ``count`` points into buckets and add their bucket sums into ``tables.acc``: one accumulator per
-    window, or (``merged``, over shifted bases) one for all windows."""
+    window, or (a merged job, over shifted bases) one for all windows."""
     prog, u32 = _program(group), np.uint32
-    rows, nb = (1 if merged else windows), 1 << (c - 1)
-    digits = (scalar_buf, u32(count), u32(c), u32(windows), u32(merged))
-    ctx.fill_zero(tables.counts, tables.table_bytes)
+    rows, nb, blocks, segments = job.rows, job.buckets, job.blocks, job.segments
+    digits = (scalar_buf, u32(count), u32(job.c), u32(job.windows), u32(job.merged))
+    ctx.fill_zero(tables.counts, rows * (nb + 1) * 4)
     ctx.launch(curve, prog, "msm_histogram", count, *digits, tables.counts)
     args = (u32(nb), u32(SCAN_BLOCK), u32(blocks), u32(rows))
     ctx.launch(curve, prog, "msm_scan_blocks", rows * blocks, tables.counts, *args, tables.block_sums)
@@ -165,7 +250,7 @@ def accumulate(
     fill = (tables.counts, tables.block_sums, *args, tables.offsets, tables.cursor)
     ctx.launch(curve, prog, "msm_scan_fill", rows * blocks, *fill)
     ctx.launch(curve, prog, "msm_scatter", count, *digits, tables.cursor, tables.entries)
-    row_length = count * windows if merged else count
+    row_length = count * job.windows if job.merged else count
     bucket_args = (bases_buf, u32(offset), tables.entries, tables.offsets, u32(row_length), u32(nb))
     ctx.launch(
         curve, prog, f"{group}_msm_buckets", rows * segments, *bucket_args, u32(segments), u32(rows), tables.partial
@@ -179,42 +264,71 @@ def accumulate(
     ctx.launch(curve, prog, f"{group}_msm_windows", rows, tables.partial, u32(segments), u32(rows), tables.acc)
 
 
-def finish(
-    ctx: DeviceContext, curve: Curve, group: str, geometry: Geometry, tables: Tables, rows: int, c: int
-) -> np.ndarray:
-    """Σ_t 2^(c·t)·acc[t] over the ``rows`` accumulators (one: no doubling), as canonical affine limbs."""
-    out = ctx.buffer(geometry.base_bytes)
-    ctx.launch(curve, _program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(rows), np.uint32(c), out)
-    return ctx.read(out, geometry.shape)
+@dataclass(frozen=True)
+class Pending:
+    """A queued MSM: its canonical affine result will be in the device buffer ``out`` (None: an MSM of no points,
+    whose result is the identity)."""
+
+    ctx: DeviceContext
+    out: Any
+    shape: tuple[int, ...]
+
+    def read(self) -> np.ndarray:
+        """The result (the first read waits for the queue to reach it)."""
+        if self.out is None:
+            return np.zeros(self.shape, dtype=np.uint64)
+        return self.ctx.read(self.out, self.shape)
 
 
-def _msm_shifted(
+def memory_key(array: np.ndarray) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+    """What makes two scalar arrays the same on the device: their memory (address, shape, strides)."""
+    return array.__array_interface__["data"][0], array.shape, array.strides
+
+
+class Uploads:
+    """The device copies of the scalar arrays of one call: the same memory (one array passed for two MSMs) is
+    uploaded once. The arrays are kept, so that no other array can take an address while its copy is in use."""
+
+    def __init__(self, ctx: DeviceContext) -> None:
+        self.ctx = ctx
+        self._copies: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, Any]] = {}
+
+    def of(self, scalars: np.ndarray) -> Any:
+        key = memory_key(scalars)
+        if key not in self._copies:
+            self._copies[key] = (scalars, self.ctx.upload(scalars))
+        return self._copies[key][1]
+
+
+def enqueue(
     ctx: DeviceContext,
     curve: Curve,
     group: str,
+    job: Job,
+    tables: Tables,
     scalars: np.ndarray,
-    resident: ResidentBases,
-    memory: Memory,
-    parallel_items: int,
-) -> np.ndarray | None:
-    """The MSM over shifted resident bases (one bucket row for all windows, no Horner), or None when its tables do
-    not fit the memory (the caller then takes the per-window path over the unshifted bases)."""
+    bases: ResidentBases | np.ndarray,
+    uploads: Uploads,
+) -> Pending:
+    """Queue the kernels of ``job`` (Σ scalars[i]·bases[i]) without waiting for them. A job of one chunk reads its
+    scalars from ``uploads``; chunks of a longer one are written, with their bases unless resident, one by one
+    into buffers that the queue's order lets the next chunk reuse."""
     geometry = Geometry.of(curve, group)
-    assert resident.shift is not None
-    n, c, w = len(scalars), resident.shift, resident.windows
-    nb = 1 << (c - 1)
-    blocks = -(-nb // SCAN_BLOCK)
-    segments = max(1, min(w * n + nb, parallel_items))
-    needed = 3 * (nb + 1) * 4 + blocks * 4 + (segments + 1) * geometry.xyzz_bytes + n * SCALAR_BYTES + w * n * 4
-    largest = max(w * n * 4, segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
-    if w * n >= 1 << 31 or needed > memory.budget or largest > memory.max_alloc:
-        return None
-    tables = Tables.allocate(ctx, geometry, 1, nb, blocks, segments, w * n)
-    scalar_buf = ctx.upload(scalars)
-    buf = resident.pieces[0][0]
-    shape = {"c": c, "windows": w, "blocks": blocks, "segments": segments}
-    accumulate(ctx, curve, group, tables, scalar_buf, n, buf, 0, merged=True, **shape)
-    return finish(ctx, curve, group, geometry, tables, 1, c)
+    whole = job.chunk >= job.n
+    scalar_buf = uploads.of(scalars) if whole else ctx.buffer(job.chunk * SCALAR_BYTES)
+    pieces = bases.pieces if isinstance(bases, ResidentBases) else [(tables.staging, 0, job.n)]
+    ctx.fill_zero(tables.acc, job.rows * geometry.xyzz_bytes)
+    for buf, offset, first, count in _chunks(job.chunk, pieces):
+        if not whole:
+            ctx.write(scalar_buf, scalars[first : first + count])
+        if not isinstance(bases, ResidentBases):  # this chunk's bases, at the start of the staging buffer
+            ctx.write(buf, bases[first : first + count])
+            ctx.launch(curve, _program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
+            offset = 0
+        accumulate(ctx, curve, group, tables, job, scalar_buf, count, buf, offset)
+    out = ctx.buffer(geometry.base_bytes)
+    ctx.launch(curve, _program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(job.rows), np.uint32(job.c), out)
+    return Pending(ctx, out, geometry.shape)
 
 
 def msm(
@@ -222,55 +336,118 @@ def msm(
     curve: Curve,
     group: str,
     scalars: np.ndarray,
+    bases: ResidentBases | np.ndarray,
     window: int | None,
     memory: Memory,
     *,
-    bases: np.ndarray | None = None,
-    resident: ResidentBases | None = None,
     max_chunk: int | None = None,
     parallel_items: int | None = None,
 ) -> np.ndarray:
-    """Σ scalars[i]·bases[i] as canonical affine limbs; the bases come as an array or already resident.
-    ``parallel_items`` (bucket-kernel work-items over all windows) defaults to what keeps the device busy."""
+    """Σ scalars[i]·bases[i] as canonical affine limbs; the bases come as an array or already resident."""
     geometry = Geometry.of(curve, group)
-    n = len(scalars)
-    if n == 0:
+    if len(scalars) == 0:
         return np.zeros(geometry.shape, dtype=np.uint64)
-    items = parallel_items or PARALLEL_ITEMS_PER_UNIT[ctx.info.kind] * ctx.info.compute_units
-    if resident is not None and resident.shift is not None and window in (None, resident.shift) and not max_chunk:
-        result = _msm_shifted(ctx, curve, group, scalars, resident, memory, items)
-        if result is not None:
-            return result
-    plan = plan_msm(
-        n,
-        window,
-        scalar_bits=curve.r.bit_length(),
-        base_bytes=geometry.base_bytes,
-        xyzz_bytes=geometry.xyzz_bytes,
-        prepared=resident is not None,
-        memory=memory,
-        parallel_items=items,
-        max_chunk=max_chunk,
+    job = plan(
+        ctx, curve, group, len(scalars), bases, window, memory, max_chunk=max_chunk, parallel_items=parallel_items
     )
-    c, w = plan.window, plan.windows
-    tables = Tables.allocate(ctx, geometry, w, plan.buckets, plan.blocks, plan.segments, w * plan.chunk)
-    scalar_buf = ctx.buffer(plan.chunk * SCALAR_BYTES)
-    if resident is None:
-        assert bases is not None
-        staging = ctx.buffer(plan.chunk * geometry.base_bytes)
-        pieces = [(staging, 0, n)]
-    else:
-        pieces = resident.pieces
-    for buf, offset, first, count in _chunks(plan, pieces):
-        ctx.write(scalar_buf, scalars[first : first + count])
-        if resident is None:
-            assert bases is not None
-            ctx.write(buf, bases[first : first + count])
-            ctx.launch(curve, _program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
-            offset = 0
-        shape = {"c": c, "windows": w, "blocks": plan.blocks, "segments": plan.segments}
-        accumulate(ctx, curve, group, tables, scalar_buf, count, buf, offset, merged=False, **shape)
-    return finish(ctx, curve, group, geometry, tables, w, c)
+    tables = Tables.allocate(ctx, geometry, [job])
+    return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx)).read()
 
 
-__all__ = ["Geometry", "ResidentBases", "Tables", "accumulate", "finish", "msm", "prepare", "upload_bases"]
+BatchItem = tuple[np.ndarray, ResidentBases | np.ndarray, int | None]  # scalars, bases, window
+
+
+def plan_batch(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    items: Sequence[BatchItem],
+    memory: Memory,
+    *,
+    max_chunk: int | None = None,
+    parallel_items: int | None = None,
+) -> list[Job | None] | None:
+    """The jobs of MSMs to be queued together and read at the end (None for an MSM of no points): each in one
+    chunk, all over one set of :class:`Tables`, with every distinct scalar array and every result on the device at
+    once. None when that does not fit ``memory``: the MSMs then run one after another, each with all of it."""
+    geometry = Geometry.of(curve, group)
+    distinct = {memory_key(scalars): scalars.nbytes for scalars, _, _ in items}
+    held = sum(distinct.values()) + len(items) * geometry.base_bytes
+    if held >= memory.budget or max(distinct.values(), default=0) > memory.max_alloc:
+        return None
+    rest = Memory(memory.budget - held, memory.max_alloc)
+    jobs: list[Job | None] = []
+    for scalars, bases, window in items:
+        if len(scalars) == 0:
+            jobs.append(None)
+            continue
+        try:
+            job = plan(
+                ctx, curve, group, len(scalars), bases, window, rest, max_chunk=max_chunk, parallel_items=parallel_items
+            )
+        except DeviceMemoryError:
+            return None
+        if job.chunk < job.n:
+            return None
+        jobs.append(job)
+    queued = [job for job in jobs if job is not None]
+    if queued and sum(Tables.sizes(geometry, queued)) > rest.budget:
+        return None
+    return jobs
+
+
+def msm_batch(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    items: Sequence[BatchItem],
+    memory: Memory,
+    *,
+    max_chunk: int | None = None,
+    parallel_items: int | None = None,
+    queued: Callable[[], None] = lambda: None,
+) -> list[np.ndarray]:
+    """The MSMs of ``items``, all queued before the first result is read (one wait for the batch), over one set of
+    tables, each distinct scalar array uploaded once, just before the first MSM that needs it (so that the copy
+    overlaps the kernels queued before it); when that does not fit ``memory`` (:func:`plan_batch`), one MSM after
+    another. ``queued`` is called after each MSM's launches (the backend marks its trace there)."""
+    options = {"max_chunk": max_chunk, "parallel_items": parallel_items}
+    jobs = plan_batch(ctx, curve, group, items, memory, **options)
+    if jobs is None:
+        results = []
+        for scalars, bases, window in items:
+            results.append(msm(ctx, curve, group, scalars, bases, window, memory, **options))
+            queued()
+        return results
+    geometry = Geometry.of(curve, group)
+    planned = [job for job in jobs if job is not None]
+    tables = Tables.allocate(ctx, geometry, planned) if planned else None
+    uploads = Uploads(ctx)
+    pending = []
+    for job, (scalars, bases, _) in zip(jobs, items, strict=True):
+        if job is None:
+            pending.append(Pending(ctx, None, geometry.shape))
+        else:
+            assert tables is not None
+            pending.append(enqueue(ctx, curve, group, job, tables, scalars, bases, uploads))
+        queued()
+    return [p.read() for p in pending]
+
+
+__all__ = [
+    "BatchItem",
+    "Geometry",
+    "Job",
+    "Pending",
+    "ResidentBases",
+    "Tables",
+    "Uploads",
+    "accumulate",
+    "enqueue",
+    "msm",
+    "msm_batch",
+    "plan",
+    "plan_batch",
+    "prepare",
+    "upload_bases",
+]
