@@ -22,7 +22,8 @@ python3 -c "from cuzk.backends.cuda import CudaBackend as B; print(B().describe(
 for stage in $STAGES; do
   started=$(date +%s)
   case $stage in
-    tests) python3 -m pytest -q -p no:cacheprovider tests/backends/test_gpu.py tests/backends/test_cuda_setup.py \
+    tests) python3 -m pytest -q -p no:cacheprovider tests/backends/test_gpu.py tests/backends/test_gpu_ntt.py tests/backends/test_gpu_batch.py \
+             tests/backends/test_cuda_setup.py \
              -k "${TEST_K:-cuda or Cuda}" -x 2>&1 | tail -25 ;;
     conformance) python3 -m cuzk.conformance run --backend cuda --json "$OUT/conformance_cuda.json" \
                    ${CONFORMANCE_ARGS:-} 2>&1 | tail -14 ;;
