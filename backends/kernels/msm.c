@@ -45,11 +45,7 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
   GLOBAL const u32 *list = entries + (size_t)t * n;
   u32 units = row[nb] + nb, per = (units + segments - 1) / segments;
   u32 first = min(units, s * per), end = min(units, first + per);
-  /* total lives in partial[id], not in registers: it changes only at bucket steps, and the registers it would
-   * hold through the entries' additions cost occupancy (BLS12-381 G1: 250 registers a thread with it there). */
-  ${g}_xyzz_t running = ${g}_infinity();
-  GLOBAL ${g}_xyzz_t *total = partial + id;
-  *total = running;
+  ${g}_xyzz_t running = ${g}_infinity(), total = ${g}_infinity();
   u32 e = 1;
   if (first < end) {
     u32 j = msm_bucket_at(row, nb, end - 1);
@@ -64,7 +60,7 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
         if (entry >> 31) a.y = ${f}_neg(a.y);
         running = ${g}_madd(running, a);
       }
-      if (start >= first) *total = ${g}_add(*total, running);
+      if (start >= first) total = ${g}_add(total, running);
       if (start <= first) {
         e = start >= first ? j : j + 1;
         break;
@@ -72,7 +68,7 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
       j--;
     }
   }
-  *total = ${g}_add(*total, ${g}_mul_small(running, e - 1));
+  partial[id] = ${g}_add(total, ${g}_mul_small(running, e - 1));
 }
 
 /* One level of a tree sum over the first `count` segments of every window: partial[t][s] += partial[t][s + stride]
