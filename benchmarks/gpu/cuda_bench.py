@@ -95,9 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kernels", action="store_true", help="print the device ms of each kernel of an MSM")
     parser.add_argument("--field-mul", action="store_true", help="Fq and Fr multiplications per second")
     parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-maxrregcount=168")
+    parser.add_argument("--parallel-items", type=int, default=None, help="bucket work-items per multiprocessor")
     args = parser.parse_args(argv)
     cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
     backend = CudaBackend()
+    if args.parallel_items and backend.is_available():
+        backend.parallel_items = args.parallel_items * backend.describe()["multiprocessors"]
     if not backend.is_available():
         print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)
         return 2
