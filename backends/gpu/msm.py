@@ -29,16 +29,17 @@ from cuzk.backends.gpu.plan import SCALAR_BYTES, SCAN_BLOCK, Memory, piece_sizes
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
 
-# Bucket work-items per compute unit: (up to 2^22 points, beyond). H200, BLS12-381 G1 device ms, 256 → 512 per SM:
-# 2^20 23.1 → 21.1, 2^22 105 → 91.8, 2^23 156 → 172, 2^24 259 → 302 (BN254: 2^20 13.2 → 11.0, 2^24 158 → 166).
-PARALLEL_ITEMS_PER_UNIT = {"cpu": (16, 16), "gpu": (512, 256)}
-PARALLEL_ITEMS_SPLIT = 1 << 22
+# Bucket work-items per compute unit, and per GPU multiprocessor from 2^20 to 2^22 points: H200, BLS12-381 G1 device
+# ms, 256 → 512 per SM: 2^20 23.1 → 21.1, 2^21 49.9 → 45.4, 2^22 105 → 91.8, but 2^23 156 → 172, 2^24 259 → 302
+# (BN254: 2^20 13.2 → 11.0, 2^22 39.9 → 38.2, 2^24 158 → 166). Below 2^20 the 512 rule was not measured.
+PARALLEL_ITEMS_PER_UNIT = {"cpu": 16, "gpu": 256}
+WIDE_ITEMS_PER_GPU_UNIT, WIDE_RANGE = 512, (1 << 20, 1 << 22)
 
 
 def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
     """Bucket-kernel work-items over all windows for an MSM of n points on a device of ``kind``."""
-    small, large = PARALLEL_ITEMS_PER_UNIT[kind]
-    return (small if n <= PARALLEL_ITEMS_SPLIT else large) * compute_units
+    wide = kind == "gpu" and WIDE_RANGE[0] <= n <= WIDE_RANGE[1]
+    return (WIDE_ITEMS_PER_GPU_UNIT if wide else PARALLEL_ITEMS_PER_UNIT[kind]) * compute_units
 # Shifted bases pay up to 2^20 points and cost beyond (H200, BN254 G1, device ms unshifted → shifted: 2^16 3.71 → 1.91,
 # 2^18 5.89 → 3.92, 2^20 13.8 → 13.8, 2^22 41.1 → 64.4, 2^24 163 → 212: W copies of the bases read at random).
 SHIFTED_MAX_POINTS = 1 << 20

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory, default_window, piece_sizes, plan_msm, shifted_window, window_cost
 from cuzk.reference.msm import window_count
@@ -65,3 +66,17 @@ def test_shifted_window_is_wider_and_cheapest() -> None:
         assert c >= default_window(n, 255)
         cost = [window_count(255, d) * n + 2 * (1 << (d - 1)) for d in range(1, 25)]
         assert cost[c - 1] == min(cost)
+
+
+def test_default_parallel_items_widens_only_in_the_measured_range() -> None:
+    lo, hi = msm_device.WIDE_RANGE
+    units = 132
+    wide, narrow = msm_device.WIDE_ITEMS_PER_GPU_UNIT * units, msm_device.PARALLEL_ITEMS_PER_UNIT["gpu"] * units
+    assert wide > narrow
+    assert [msm_device.default_parallel_items("gpu", units, n) for n in (lo - 1, lo, hi, hi + 1)] == [
+        narrow,
+        wide,
+        wide,
+        narrow,
+    ]
+    assert msm_device.default_parallel_items("cpu", 2, lo) == msm_device.PARALLEL_ITEMS_PER_UNIT["cpu"] * 2
