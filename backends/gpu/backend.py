@@ -26,7 +26,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError
-from cuzk.backends.gpu import fixed_base
+from cuzk.backends.gpu import fixed_base, msm_batch
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu.context import DeviceContext, SelectionError
@@ -248,7 +248,7 @@ class DeviceBackend(BackendBase):
             trace = ctx.trace
             assert trace is not None
             marks = [len(trace)]
-            results = msm_device.msm_batch(
+            results = msm_batch.msm_batch(
                 ctx, curve, group, items, self._memory(), queued=lambda: marks.append(len(trace)), **self._msm_options()
             )
             parts = [ctx.kernel_seconds(trace[a:b]) for a, b in pairwise(marks)]

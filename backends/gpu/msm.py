@@ -8,15 +8,13 @@ affine result. Over shifted resident bases (2^(c·t)·P_i made once when the bas
 pairs share one row of buckets: one accumulator, no doublings between windows.
 
 An MSM is planned (:func:`plan`: a :class:`Job`), queued (:func:`enqueue`: a :class:`Pending` result) and read
-(:meth:`Pending.read`, which waits for the queue). :func:`msm` does the three for one MSM; a batch (the backend's
-``msm_batch``) plans its MSMs together (:func:`plan_batch`), queues them all over one set of tables with each
-distinct scalar array uploaded once, and reads the results at the end: one wait for the whole batch, and the
-uploads of the later MSMs' scalars overlap the earlier MSMs' kernels where the API's copies are asynchronous.
+(:meth:`Pending.read`, which waits for the queue). :func:`msm` does the three for one MSM; ``msm_batch.py`` queues
+several before reading any.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +22,6 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.gpu.context import DeviceContext
-from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import SCALAR_BYTES, SCAN_BLOCK, Memory, piece_sizes, plan_msm, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
@@ -40,6 +37,8 @@ def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
     """Bucket-kernel work-items over all windows for an MSM of n points on a device of ``kind``."""
     wide = kind == "gpu" and WIDE_RANGE[0] <= n <= WIDE_RANGE[1]
     return (WIDE_ITEMS_PER_GPU_UNIT if wide else PARALLEL_ITEMS_PER_UNIT[kind]) * compute_units
+
+
 # Shifted bases pay up to 2^20 points and cost beyond (H200, BN254 G1, device ms unshifted → shifted: 2^16 3.71 → 1.91,
 # 2^18 5.89 → 3.92, 2^20 13.8 → 13.8, 2^22 41.1 → 64.4, 2^24 163 → 212: W copies of the bases read at random).
 SHIFTED_MAX_POINTS = 1 << 20
@@ -364,88 +363,7 @@ def msm(
     return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx)).read()
 
 
-BatchItem = tuple[np.ndarray, ResidentBases | np.ndarray, int | None]  # scalars, bases, window
-
-
-def plan_batch(
-    ctx: DeviceContext,
-    curve: Curve,
-    group: str,
-    items: Sequence[BatchItem],
-    memory: Memory,
-    *,
-    max_chunk: int | None = None,
-    parallel_items: int | None = None,
-) -> list[Job | None] | None:
-    """The jobs of MSMs to be queued together and read at the end (None for an MSM of no points): each in one
-    chunk, all over one set of :class:`Tables`, with every distinct scalar array and every result on the device at
-    once. None when that does not fit ``memory``: the MSMs then run one after another, each with all of it."""
-    geometry = Geometry.of(curve, group)
-    distinct = {memory_key(scalars): scalars.nbytes for scalars, _, _ in items}
-    held = sum(distinct.values()) + len(items) * geometry.base_bytes
-    if held >= memory.budget or max(distinct.values(), default=0) > memory.max_alloc:
-        return None
-    rest = Memory(memory.budget - held, memory.max_alloc)
-    jobs: list[Job | None] = []
-    for scalars, bases, window in items:
-        if len(scalars) == 0:
-            jobs.append(None)
-            continue
-        try:
-            job = plan(
-                ctx, curve, group, len(scalars), bases, window, rest, max_chunk=max_chunk, parallel_items=parallel_items
-            )
-        except DeviceMemoryError:
-            return None
-        if job.chunk < job.n:
-            return None
-        jobs.append(job)
-    queued = [job for job in jobs if job is not None]
-    if queued and sum(Tables.sizes(geometry, queued)) > rest.budget:
-        return None
-    return jobs
-
-
-def msm_batch(
-    ctx: DeviceContext,
-    curve: Curve,
-    group: str,
-    items: Sequence[BatchItem],
-    memory: Memory,
-    *,
-    max_chunk: int | None = None,
-    parallel_items: int | None = None,
-    queued: Callable[[], None] = lambda: None,
-) -> list[np.ndarray]:
-    """The MSMs of ``items``, all queued before the first result is read (one wait for the batch), over one set of
-    tables, each distinct scalar array uploaded once, just before the first MSM that needs it (so that the copy
-    overlaps the kernels queued before it); when that does not fit ``memory`` (:func:`plan_batch`), one MSM after
-    another. ``queued`` is called after each MSM's launches (the backend marks its trace there)."""
-    options = {"max_chunk": max_chunk, "parallel_items": parallel_items}
-    jobs = plan_batch(ctx, curve, group, items, memory, **options)
-    if jobs is None:
-        results = []
-        for scalars, bases, window in items:
-            results.append(msm(ctx, curve, group, scalars, bases, window, memory, **options))
-            queued()
-        return results
-    geometry = Geometry.of(curve, group)
-    planned = [job for job in jobs if job is not None]
-    tables = Tables.allocate(ctx, geometry, planned) if planned else None
-    uploads = Uploads(ctx)
-    pending = []
-    for job, (scalars, bases, _) in zip(jobs, items, strict=True):
-        if job is None:
-            pending.append(Pending(ctx, None, geometry.shape))
-        else:
-            assert tables is not None
-            pending.append(enqueue(ctx, curve, group, job, tables, scalars, bases, uploads))
-        queued()
-    return [p.read() for p in pending]
-
-
 __all__ = [
-    "BatchItem",
     "Geometry",
     "Job",
     "Pending",
@@ -454,10 +372,9 @@ __all__ = [
     "Uploads",
     "accumulate",
     "enqueue",
+    "memory_key",
     "msm",
-    "msm_batch",
     "plan",
-    "plan_batch",
     "prepare",
     "upload_bases",
 ]
