@@ -13,14 +13,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from cuzk.backends import limbs
+from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.protocol import Backend
 from cuzk.formats.points import PointTable
-from cuzk.pipeline import prove_many
+from cuzk.pipeline import Local, prove_many
 from cuzk.progress import NullProgress, Progress
-from cuzk.prover import Prover
+from cuzk.prover import Assignment, Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import Curve, curve_by_name
 from cuzk.reference.errors import ParameterError
@@ -191,6 +193,11 @@ def one_party_setup(cs: Any, curve: Curve, backend: Backend, *, reduction: Reduc
 # --- the job ---------------------------------------------------------------------------------------------------
 
 
+def synthesize(circuit: str, curve_name: str, target_constraints: int, seed: int | str) -> Any:
+    """The constraint system of one proof (a job of the pipeline; module-level, so that it pickles)."""
+    return build(circuit, curve_by_name(curve_name).Fr, target_constraints=target_constraints, seed=seed)
+
+
 def prove_circuit(
     *,
     circuit: str,
@@ -200,13 +207,17 @@ def prove_circuit(
     reduction: str = "libsnark",
     seed: int | str = 0,
     proofs: int = 1,
+    synthesis: str = "auto",
     window: int | None = None,
     verify_each: bool | None = None,
     progress: Progress | None = None,
 ) -> ProveReport:
     """Synthesize ``circuit`` at about ``target_constraints``, run a one-party setup, prove ``proofs`` witnesses
-    (different seeds, pipelined), verify each; time every step. ``verify_each`` turns the prover's self-check on
-    (default: $CUZK_VERIFY); ``progress`` shows the steps and proofs as they go."""
+    (different seeds, pipelined: ``synthesis`` "thread", "process" or "auto", a process for GPU backends), verify
+    each; time every step. ``verify_each`` turns the prover's self-check on (default: $CUZK_VERIFY); ``progress``
+    shows the steps and proofs as they go."""
+    if synthesis not in ("auto", "thread", "process"):
+        raise ParameterError(f"synthesis must be auto, thread or process, got {synthesis!r}")
     curve = curve_by_name(curve_name)
     display = progress if progress is not None else NullProgress()
     seconds: dict[str, float] = {}
@@ -234,14 +245,18 @@ def prove_circuit(
 
     publics: dict[int, list[object]] = {}  # the public inputs of each job, kept for verification (not the systems)
 
-    def job(k: int) -> object:
-        system = cs if k == 0 else build(circuit, curve.Fr, target_constraints=target_constraints, seed=f"{seed}/{k}")
-        publics[k] = system.input_assignment[1:]
-        return system
+    def keep_publics(k: int, witness: Assignment) -> None:
+        publics[k] = [curve.Fr(x) for x in limbs.limbs_to_ints(witness.z[1 : cs.num_inputs])]
 
+    # The first witness is the circuit built above; the others are synthesized on a thread beside the prover, or in
+    # a worker process whose Python does not hold the prover's GIL (a GPU proof's launches wait for it otherwise).
+    jobs: list[Callable[[], Any]] = [Local(lambda: cs)]
+    jobs += [partial(synthesize, circuit, curve.name, target_constraints, f"{seed}/{k}") for k in range(1, proofs)]
+    processes = synthesis == "process" or (synthesis == "auto" and isinstance(backend, DeviceBackend))
     started = time.perf_counter()
-    jobs = [lambda k=k: job(k) for k in range(proofs)]
-    results = list(prove_many(prover, jobs, progress=display))
+    results = list(
+        prove_many(prover, jobs, progress=display, processes=processes and proofs > 1, on_witness=keep_publics)
+    )
     seconds["prove" if proofs == 1 else f"prove ×{proofs}"] = time.perf_counter() - started
 
     display.step("verify")

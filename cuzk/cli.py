@@ -75,6 +75,7 @@ def _cmd_prove(args: argparse.Namespace) -> int:
             reduction=args.reduction,
             seed=args.seed,
             proofs=args.proofs,
+            synthesis=args.synthesis,
             window=args.window,
             verify_each=True if args.verify else None,  # None: $CUZK_VERIFY decides
             progress=display,
@@ -149,6 +150,13 @@ def build_parser() -> argparse.ArgumentParser:
     prove.add_argument("--reduction", default="libsnark", choices=["libsnark", "circom"])
     prove.add_argument("--seed", default="0", help="seed of the circuit's witness (default 0)")
     prove.add_argument("--proofs", type=int, default=1, help="prove this many witnesses, pipelined (default 1)")
+    prove.add_argument(
+        "--synthesis",
+        default="auto",
+        choices=["auto", "thread", "process"],
+        help="where the pipeline synthesizes the witnesses after the first: a thread beside the prover, or a worker "
+        "process that does not hold its GIL (auto: a process for a GPU backend)",
+    )
     prove.add_argument("--timings", action="store_true", help="print every phase at the three timing levels")
     prove.add_argument("--trace", metavar="FILE", help="write a Chrome-trace JSON file (open in Perfetto)")
     prove.add_argument(

@@ -8,6 +8,10 @@ Python loop over the witness that the producer's Python could slow down.
 At most ``depth`` synthesized witnesses wait in the queue (memory stays bounded however many proofs are asked
 for), and proofs come back in the order of the jobs. A failing job stops the pipeline and its error is raised
 in order, after the proofs of the jobs before it.
+
+With ``processes``, the jobs run in a worker process (:mod:`cuzk.witness_process`) and the producer thread only
+waits for their witnesses, so no synthesis competes with the proof for the GIL; a job wrapped in :class:`Local`
+runs on the producer thread even then (the circuit the caller already holds, say).
 """
 
 from __future__ import annotations
@@ -18,11 +22,22 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from cuzk.progress import Progress
-from cuzk.prover import Prover
+from cuzk.prover import Assignment, Prover
 from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import Proof
+from cuzk.witness_process import WitnessProcess
 
 _DONE = object()
+
+
+class Local:
+    """A job that runs on the producer thread even when the others go to a worker process."""
+
+    def __init__(self, job: Callable[[], Any]) -> None:
+        self.job = job
+
+    def __call__(self) -> Any:
+        return self.job()
 
 
 def prove_many(
@@ -32,33 +47,58 @@ def prove_many(
     depth: int = 1,
     randomness: Any = None,
     progress: Progress | None = None,
+    processes: bool = False,
+    on_witness: Callable[[int, Assignment], None] | None = None,
 ) -> Iterator[Proof]:
     """Yield one proof per job; each job is a callable that synthesizes and returns a satisfied ConstraintSystem.
 
     ``randomness``, if given, is a callable k → (r, s) for job k (tests and vectors); otherwise r, s are drawn
     from ``secrets`` per proof. ``progress`` hears of each finished proof. With the prover's self-check on, a
-    proof that does not verify raises ProofSelfCheckError naming job k.
+    proof that does not verify raises ProofSelfCheckError naming job k. ``processes`` synthesizes in a worker
+    process (the jobs must pickle, except :class:`Local` ones; the prover must have compiled the circuit).
+    ``on_witness(k, witness)`` sees each witness before its proof (its public inputs are z[1 : num_inputs]).
     """
     if depth < 1:
         raise ParameterError(f"the pipeline depth must be at least 1, got {depth}")
+    if processes and prover.compiled is None:
+        raise ParameterError("synthesis in a process needs the circuit's matrices: call prover.compile(cs) first")
     ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
 
+    def in_thread(k: int, job: Callable[[], Any]) -> Assignment:
+        with prover.recorder.span("synthesis", job=k):
+            cs = job()
+        witness = prover.evaluate(cs)
+        # Free the circuit's objects (millions for a 2^20 circuit: ~0.6 s holding the GIL on the H200's host)
+        # before the witness is handed over, not while its proof runs.
+        del cs
+        return witness
+
+    def in_process(k: int, job: Callable[[], Any], worker: WitnessProcess) -> Assignment:
+        witness, steps = worker.submit(job).result()  # the wait releases the GIL
+        for name, start, end in steps:
+            prover.recorder.add(name, "engine", start, end, job=k, process=True)
+        return witness
+
     def produce() -> None:
+        worker = WitnessProcess(prover.compiled) if processes and prover.compiled is not None else None
         try:
             for k, job in enumerate(jobs):
                 if stop.is_set():
                     return
-                with prover.recorder.span("synthesis", job=k):
-                    cs = job()
-                witness = prover.evaluate(cs)
-                # Free the circuit's objects (millions for a 2^20 circuit: ~0.6 s holding the GIL on the H200's
-                # host) before the witness is handed over, not while its proof runs.
-                del cs
+                if worker is not None and not isinstance(job, Local):
+                    witness = in_process(k, job, worker)
+                else:
+                    witness = in_thread(k, job)
+                if on_witness is not None:
+                    on_witness(k, witness)
                 ready.put((k, witness))
         except BaseException as error:  # handed to the consumer, re-raised in order
             ready.put((None, error))
             return
+        finally:
+            if worker is not None:
+                worker.close()
         ready.put((None, _DONE))
 
     producer = threading.Thread(target=produce, name="synthesis", daemon=True)

@@ -332,6 +332,11 @@ class Prover:
         the circuit the key was made for."""
         self._compiled_for(cs)
 
+    @property
+    def compiled(self) -> CompiledR1CS | None:
+        """The circuit's compiled matrices (None before :meth:`compile` or the first proof of a circuit)."""
+        return self._compiled
+
     def _compiled_for(self, cs: Any) -> CompiledR1CS:
         """The circuit's matrices, compiled once (from the first constraint system proved) and checked to have the
         key's shape; every later witness is checked against these, the matrices the key was made for."""
