@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.errors import BackendInputError
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.errors import DeviceMemoryError
@@ -23,25 +22,16 @@ from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import NotInvertibleError, UnsatisfiedConstraintError
 
+from ._gpu import GPU_BACKENDS, available
+
 REFERENCE = ReferenceBackend()
 GROUPS = ["g1", "g2"]
 CURVES = {c.name: c for c in (BLS12_381, BN254)}
 
-BACKENDS: dict[str, type[DeviceBackend]] = {"opencl": OpenCLBackend, "cuda": CudaBackend}
 
-
-@cache
-def shared(name: str) -> DeviceBackend:
-    """One instance per backend for the whole module (its context and compiled programs are reused)."""
-    return BACKENDS[name]()
-
-
-@pytest.fixture(params=list(BACKENDS))
+@pytest.fixture(params=list(GPU_BACKENDS))
 def backend(request: pytest.FixtureRequest) -> DeviceBackend:
-    instance = shared(request.param)
-    if not instance.is_available():
-        pytest.skip(f"the {request.param} backend cannot run here: {instance.unavailable_reason()}")
-    return instance
+    return available(request.param)
 
 
 def fresh(backend: DeviceBackend, **options: int) -> DeviceBackend:
@@ -96,7 +86,7 @@ def check_msm(
 
 def test_is_a_backend(backend: DeviceBackend) -> None:
     assert isinstance(backend, Backend)
-    assert BACKENDS[backend.name] is type(backend)
+    assert GPU_BACKENDS[backend.name] is type(backend)
     if isinstance(backend, OpenCLBackend):
         on_cpu = backend.describe()["device_type"] == "cpu"
         # on a CPU device (PoCL) auto must prefer the numba cpu backend (priority 100); on a GPU, opencl

@@ -17,34 +17,24 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import msm_batch
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.context import DeviceInfo
 from cuzk.backends.gpu.plan import Memory
-from cuzk.backends.opencl import OpenCLBackend
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import Curve
 
+from ._gpu import GPU_BACKENDS, available, shared
+
 REFERENCE = ReferenceBackend()
-BACKENDS: dict[str, type[DeviceBackend]] = {"opencl": OpenCLBackend, "cuda": CudaBackend}
 
 
-@cache
-def shared(name: str, **options: int | bool) -> DeviceBackend:
-    """One instance per backend and options for the module (its context and compiled programs are reused)."""
-    return BACKENDS[name](**options)
-
-
-@pytest.fixture(params=list(BACKENDS))
+@pytest.fixture(params=list(GPU_BACKENDS))
 def backend(request: pytest.FixtureRequest) -> DeviceBackend:
     """Shifted prepared bases on every device (not only GPUs), so that a batch mixes both MSM paths."""
-    instance = shared(request.param, shifted_bases=True)
-    if not instance.is_available():
-        pytest.skip(f"the {request.param} backend cannot run here: {instance.unavailable_reason()}")
-    return instance
+    return available(request.param, shifted_bases=True)
 
 
 @cache

@@ -7,36 +7,26 @@ and 2^21 (10 + 6 + 5 stages, checked on sparse inputs against the NTT's definiti
 from __future__ import annotations
 
 import random
-from functools import cache
 
 import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu.backend import DeviceBackend
-from cuzk.backends.opencl import OpenCLBackend
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import Curve
 from cuzk.reference.ntt import domain_root
 
+from ._gpu import GPU_BACKENDS, available
+
 REFERENCE = ReferenceBackend()
-BACKENDS: dict[str, type[DeviceBackend]] = {"opencl": OpenCLBackend, "cuda": CudaBackend}
 MODES = [(False, False), (False, True), (True, False), (True, True)]  # (inverse, coset)
 
 
-@cache
-def shared(name: str) -> DeviceBackend:
-    return BACKENDS[name]()
-
-
-@pytest.fixture(params=list(BACKENDS))
+@pytest.fixture(params=list(GPU_BACKENDS))
 def backend(request: pytest.FixtureRequest) -> DeviceBackend:
-    instance = shared(request.param)
-    if not instance.is_available():
-        pytest.skip(f"the {request.param} backend cannot run here: {instance.unavailable_reason()}")
-    return instance
+    return available(request.param)
 
 
 def random_values(curve: Curve, n: int, rng: random.Random) -> np.ndarray:
