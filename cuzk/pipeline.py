@@ -60,7 +60,7 @@ def prove_many(
     """
     if depth < 1:
         raise ParameterError(f"the pipeline depth must be at least 1, got {depth}")
-    if processes and prover.compiled is None:
+    if processes and prover.compiled_circuit is None:
         raise ParameterError("synthesis in a process needs the circuit's matrices: call prover.compile(cs) first")
     ready: queue.Queue[Any] = queue.Queue(maxsize=depth)
     stop = threading.Event()
@@ -81,7 +81,7 @@ def prove_many(
         return witness
 
     def produce() -> None:
-        worker = WitnessProcess(prover.compiled) if processes and prover.compiled is not None else None
+        worker = WitnessProcess(prover.compiled_circuit) if processes and prover.compiled_circuit is not None else None
         try:
             for k, job in enumerate(jobs):
                 if stop.is_set():

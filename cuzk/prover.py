@@ -333,7 +333,7 @@ class Prover:
         self._compiled_for(cs)
 
     @property
-    def compiled(self) -> CompiledR1CS | None:
+    def compiled_circuit(self) -> CompiledR1CS | None:
         """The circuit's compiled matrices (None before :meth:`compile` or the first proof of a circuit)."""
         return self._compiled
 
