@@ -1,13 +1,15 @@
 """Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
 
 The C templates (``field.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``, ``field_ops.c``) are
-written once against a few names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``add_cc``,
-``mac_cc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix
-(fq, fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The constants between the prelude and the templates are
-printed from :mod:`cuzk.backends.kernels.constants`, so nothing numeric is typed by hand.
+written once against a few names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the
+carry-chain primitives ``mad_lo_cc``, ``addc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with
+``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The
+constants between the prelude and the templates are printed from :mod:`cuzk.backends.kernels.constants`, so nothing
+numeric is typed by hand.
 
-An :class:`Api` is the one description of an API's choices: its name, its limb width (64-bit limbs with ``mul_hi``
-on OpenCL, 32-bit limbs with 64-bit products on CUDA), its prelude and how an unsigned limb literal is written.
+An :class:`Api` is the one description of an API's choices: its name, its limb width (64-bit limbs with 128-bit
+integers or ``mul_hi`` on OpenCL, 32-bit limbs with PTX carry chains on CUDA), its prelude and how an unsigned limb
+literal is written.
 """
 
 from __future__ import annotations
