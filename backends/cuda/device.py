@@ -98,6 +98,7 @@ class CudaContext(BufferHelpers):
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
         self._staging: list[tuple[np.ndarray, Any]] = []  # (pinned host buffer, event of the last copy out of it)
         self._next_staging = 0
+        self._ring_size = STAGING_BUFFERS  # fewer when the host refuses pinned memory
 
     @contextmanager
     def _on(self) -> Iterator[None]:
@@ -183,18 +184,30 @@ class CudaContext(BufferHelpers):
                 return
             for start in range(0, raw.size, STAGING_BYTES):
                 part = raw[start : start + STAGING_BYTES]
-                host, copied = self._staging_buffer()
+                staging = self._staging_buffer()
+                if staging is None:  # no pinned memory to be had: the plain (synchronous) copy
+                    buf[start : start + part.size].set(part, stream=self.stream)
+                    continue
+                host, copied = staging
                 host[: part.size] = part
                 buf[start : start + part.size].set(host[: part.size], stream=self.stream)
                 copied.record(self.stream)
 
-    def _staging_buffer(self) -> tuple[np.ndarray, Any]:
+    def _staging_buffer(self) -> tuple[np.ndarray, Any] | None:
         """The next pinned buffer of the ring (each made at its first use), once the copy queued out of it last
-        time has run."""
-        slot = self._next_staging
-        self._next_staging = (slot + 1) % STAGING_BUFFERS
+        time has run. Pinned memory is a limited resource of the host: when a buffer cannot be made the ring stays
+        at the buffers it has, and with none, None (the caller copies directly)."""
+        if self._ring_size == 0:
+            return None
+        slot = self._next_staging % self._ring_size
+        self._next_staging = slot + 1
         if slot == len(self._staging):
-            memory = self.cp.cuda.alloc_pinned_memory(STAGING_BYTES)
+            runtime_error = getattr(getattr(self.cp.cuda, "runtime", None), "CUDARuntimeError", MemoryError)
+            try:
+                memory = self.cp.cuda.alloc_pinned_memory(STAGING_BYTES)
+            except (MemoryError, runtime_error, *self.memory_errors):
+                self._ring_size = len(self._staging)
+                return self._staging_buffer()
             host = np.ndarray((STAGING_BYTES,), dtype=np.uint8, buffer=memory)
             self._staging.append((host, self.cp.cuda.Event(disable_timing=True)))
         host, copied = self._staging[slot]

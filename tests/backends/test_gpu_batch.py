@@ -203,7 +203,11 @@ class FakeCupy:
             memory=SimpleNamespace(OutOfMemoryError=MemoryError),
         )
 
+    pinned_limit: int | None = None  # how many pinned buffers the host grants (None: any number)
+
     def alloc_pinned_memory(self, nbytes: int) -> bytearray:
+        if self.pinned_limit is not None and len(self.pinned) >= self.pinned_limit:
+            raise MemoryError("cudaErrorMemoryAllocation: out of memory")
         memory = bytearray(nbytes)
         self.pinned.append(np.frombuffer(memory, dtype=np.uint8))
         return memory
@@ -248,6 +252,30 @@ def test_cuda_uploads_run_ahead_through_the_pinned_ring(monkeypatch: pytest.Monk
     bufs = [ctx.upload(a) for a in arrays]
     assert ctx.stream.queue, "the last uploads must still be queued"
     assert len(fake.pinned) == 2
+    for a in arrays:
+        a[...] = 0
+    for buf, original in zip(bufs, originals, strict=True):
+        np.testing.assert_array_equal(ctx.read(buf, original.shape, np.uint8), original)
+
+
+@pytest.mark.parametrize("granted", [0, 1])
+def test_cuda_uploads_survive_a_host_without_pinned_memory(monkeypatch: pytest.MonkeyPatch, granted: int) -> None:
+    """When the host grants fewer pinned buffers than the ring wants (or none), uploads go through those it has
+    (or straight from the caller's memory) and arrive intact."""
+    fake = FakeCupy()
+    fake.pinned_limit = granted
+    info = DeviceInfo("fake", "CUDA", "gpu", 1, 1 << 20, 1 << 20, {})
+    monkeypatch.setattr(cuda_device, "import_cupy", lambda: fake)
+    monkeypatch.setattr(cuda_device, "device_info", lambda cp, device: info)
+    monkeypatch.setattr(cuda_device, "STAGING_BUFFERS", 2)
+    monkeypatch.setattr(cuda_device, "STAGING_BYTES", 64)
+    monkeypatch.setattr(cuda_device, "STAGING_MIN_BYTES", 32)
+    ctx = cuda_device.CudaContext(nullcontext())
+    rng = np.random.default_rng(2)
+    arrays = [rng.integers(0, 256, size, dtype=np.uint8) for size in (300, 100, 64)]
+    originals = [a.copy() for a in arrays]
+    bufs = [ctx.upload(a) for a in arrays]
+    assert len(fake.pinned) == granted
     for a in arrays:
         a[...] = 0
     for buf, original in zip(bufs, originals, strict=True):
