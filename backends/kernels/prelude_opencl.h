@@ -26,8 +26,9 @@ typedef ulong limb_t;
 /* The carry-chain primitives, named after the PTX instructions the CUDA prelude maps them to: *cc is the carry
  * (or borrow) flag, 0 or 1, that a chain passes along (CUDA's hardware flag; a variable here). "_cc": sets *cc;
  * "c": adds (subtracts) *cc. */
-#ifdef __SIZEOF_INT128__
-/* CPU devices (PoCL): 128-bit integers compile to add/adc and mul/mulx, far faster than PoCL's mul_hi. */
+#if defined(__SIZEOF_INT128__) && !defined(CUZK_NO_INT128)
+/* CPU devices (PoCL): 128-bit integers compile to add/adc and mul/mulx, far faster than PoCL's mul_hi.
+ * CUZK_NO_INT128 (a build option) takes the GPUs' path instead, so that it can be tested on a CPU. */
 typedef unsigned __int128 u128;
 DEVICE limb_t mul_hi_limb(limb_t a, limb_t b) { return (limb_t)(((u128)a * b) >> 64); }
 DEVICE limb_t add3_cc(limb_t a, limb_t b, limb_t c, limb_t *cc) {
