@@ -329,7 +329,7 @@ def test_ntt_empty_and_round_trip(backend: DeviceBackend, curve: Curve, rng: ran
 
 
 @pytest.mark.parametrize("reduction", ["libsnark", "circom"])
-@pytest.mark.parametrize("n", [1, 2, 16, 256])
+@pytest.mark.parametrize("n", [1, 2, 16, 256, 1024, 2048])  # 1024, 2048: one NTT tile, and two passes
 def test_compute_h(backend: DeviceBackend, curve: Curve, reduction: str, n: int, rng: random.Random) -> None:
     """On evaluations with c = a·b on H (a satisfied QAP), and for circom also on arbitrary ones."""
     a = [rng.randrange(curve.r) for _ in range(n)]

@@ -234,28 +234,42 @@ class FakeDeviceArray:
         out[...] = self.data
 
 
-def test_cuda_uploads_run_ahead_through_the_pinned_ring(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Uploads return before the stream copies them (asynchronous), the caller may overwrite its arrays at once,
-    and a pinned buffer is refilled only after the copy out of it ran: a 2-buffer ring of 64 bytes carries arrays
-    of 300 and 100 bytes intact; a small array is copied straight from the caller's memory."""
-    fake = FakeCupy()
+def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy) -> Any:
+    """A CudaContext over ``fake`` with a 2-buffer ring of 64 bytes; arrays below 32 bytes skip the ring."""
     info = DeviceInfo("fake", "CUDA", "gpu", 1, 1 << 20, 1 << 20, {})
     monkeypatch.setattr(cuda_device, "import_cupy", lambda: fake)
     monkeypatch.setattr(cuda_device, "device_info", lambda cp, device: info)
     monkeypatch.setattr(cuda_device, "STAGING_BUFFERS", 2)
     monkeypatch.setattr(cuda_device, "STAGING_BYTES", 64)
     monkeypatch.setattr(cuda_device, "STAGING_MIN_BYTES", 32)
-    ctx = cuda_device.CudaContext(nullcontext())
-    rng = np.random.default_rng(1)
-    arrays = [rng.integers(0, 256, size, dtype=np.uint8) for size in (300, 8, 100, 64)]
-    originals = [a.copy() for a in arrays]
-    bufs = [ctx.upload(a) for a in arrays]
-    assert ctx.stream.queue, "the last uploads must still be queued"
-    assert len(fake.pinned) == 2
+    return cuda_device.CudaContext(nullcontext())
+
+
+def upload_and_overwrite(ctx: Any, sizes: tuple[int, ...], seed: int) -> list[tuple[Any, np.ndarray]]:
+    """Upload random arrays of ``sizes`` bytes, then zero the caller's arrays: (device buffer, original bytes)."""
+    rng = np.random.default_rng(seed)
+    arrays = [rng.integers(0, 256, size, dtype=np.uint8) for size in sizes]
+    uploaded = [(ctx.upload(a), a.copy()) for a in arrays]
     for a in arrays:
         a[...] = 0
-    for buf, original in zip(bufs, originals, strict=True):
+    return uploaded
+
+
+def assert_intact(ctx: Any, uploaded: list[tuple[Any, np.ndarray]]) -> None:
+    for buf, original in uploaded:
         np.testing.assert_array_equal(ctx.read(buf, original.shape, np.uint8), original)
+
+
+def test_cuda_uploads_run_ahead_through_the_pinned_ring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads return before the stream copies them (asynchronous), the caller may overwrite its arrays at once,
+    and a pinned buffer is refilled only after the copy out of it ran: a 2-buffer ring of 64 bytes carries arrays
+    of 300 and 100 bytes intact; a small array is copied straight from the caller's memory."""
+    fake = FakeCupy()
+    ctx = fake_context(monkeypatch, fake)
+    uploaded = upload_and_overwrite(ctx, (300, 8, 100, 64), seed=1)
+    assert ctx.stream.queue, "the last uploads must still be queued"
+    assert len(fake.pinned) == 2
+    assert_intact(ctx, uploaded)
 
 
 @pytest.mark.parametrize("granted", [0, 1])
@@ -264,19 +278,7 @@ def test_cuda_uploads_survive_a_host_without_pinned_memory(monkeypatch: pytest.M
     (or straight from the caller's memory) and arrive intact."""
     fake = FakeCupy()
     fake.pinned_limit = granted
-    info = DeviceInfo("fake", "CUDA", "gpu", 1, 1 << 20, 1 << 20, {})
-    monkeypatch.setattr(cuda_device, "import_cupy", lambda: fake)
-    monkeypatch.setattr(cuda_device, "device_info", lambda cp, device: info)
-    monkeypatch.setattr(cuda_device, "STAGING_BUFFERS", 2)
-    monkeypatch.setattr(cuda_device, "STAGING_BYTES", 64)
-    monkeypatch.setattr(cuda_device, "STAGING_MIN_BYTES", 32)
-    ctx = cuda_device.CudaContext(nullcontext())
-    rng = np.random.default_rng(2)
-    arrays = [rng.integers(0, 256, size, dtype=np.uint8) for size in (300, 100, 64)]
-    originals = [a.copy() for a in arrays]
-    bufs = [ctx.upload(a) for a in arrays]
+    ctx = fake_context(monkeypatch, fake)
+    uploaded = upload_and_overwrite(ctx, (300, 100, 64), seed=2)
     assert len(fake.pinned) == granted
-    for a in arrays:
-        a[...] = 0
-    for buf, original in zip(bufs, originals, strict=True):
-        np.testing.assert_array_equal(ctx.read(buf, original.shape, np.uint8), original)
+    assert_intact(ctx, uploaded)

@@ -1,7 +1,7 @@
 """The tiled NTT of the GPU backends (opencl, cuda) against the reference, bit for bit, one test body for both: sizes
 around the tile of 2^10 elements (a single short tile, one tile, a short second pass, uneven passes), several passes
-on small inputs (fewer stages per pass than the tile holds), the fused H at those sizes; slow: 2^17 (10 + 7 stages)
-and 2^21 (10 + 6 + 5 stages, checked on sparse inputs against the NTT's definition). test_gpu.py covers 1 … 4096.
+on small inputs (fewer stages per pass than the tile holds); slow: 2^17 (10 + 7 stages) and 2^21 (10 + 6 + 5 stages,
+checked on sparse inputs against the NTT's definition). test_gpu.py covers 1 … 4096, and the fused H up to 2^11.
 """
 
 from __future__ import annotations
@@ -81,19 +81,6 @@ def test_ntt_in_several_passes(
     for inverse, coset in MODES:
         got = transform(backend, curve, values, inverse, coset, max_stages)
         np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
-
-
-@pytest.mark.parametrize("reduction", ["libsnark", "circom"])
-@pytest.mark.parametrize("n", [1024, 2048])
-def test_compute_h_around_the_tile(
-    backend: DeviceBackend, curve: Curve, reduction: str, n: int, rng: random.Random
-) -> None:
-    a = [rng.randrange(curve.r) for _ in range(n)]
-    b = [rng.randrange(curve.r) for _ in range(n)]
-    c = [x * y % curve.r for x, y in zip(a, b, strict=True)]
-    arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, c)]
-    got = backend.compute_h(curve, *arrays, reduction=reduction)
-    np.testing.assert_array_equal(got, REFERENCE.compute_h(curve, *arrays, reduction=reduction))
 
 
 def test_plan_of_a_large_transform() -> None:
