@@ -65,43 +65,88 @@ DEVICE ${f}_t ${f}_neg(${f}_t a) { return ${f}_sub(${f}_zero(), a); }
 
 DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
 
-/* t[0 … N] += x·y[0 … N−1] (x one limb) in two carry chains, the low halves of the products into t[0 … N−1] and
- * the high halves into t[1 … N]; the caller knows the sum fits in N + 1 limbs. */
-#define ${F}_MAD_ROW(t, x, y)                                                      \
-  do {                                                                             \
-    limb_t cc;                                                                     \
-    t[0] = mad_lo_cc(x, y[0], t[0], &cc);                                          \
-    UNROLL for (int j = 1; j < ${F}_N; j++) t[j] = madc_lo_cc(x, y[j], t[j], &cc); \
-    t[${F}_N] = addc(t[${F}_N], 0, &cc);                                           \
-    t[1] = mad_hi_cc(x, y[0], t[1], &cc);                                          \
-    UNROLL for (int j = 1; j < ${F}_N - 1; j++)                                    \
-      t[j + 1] = madc_hi_cc(x, y[j], t[j + 1], &cc);                               \
-    t[${F}_N] = madc_hi(x, y[${F}_N - 1], t[${F}_N], &cc);                         \
+/* Montgomery multiplication a·b·R⁻¹ mod p by CIOS (Koç, Acar, Kaliski 1996) with the running sum t split in two,
+ * t = E + O, so that a row's products need no carries between them (the even/odd accumulation of Emmart and Weems,
+ * "Optimizing modular multiplication for NVIDIA's Maxwell GPUs", 2016). A product y_j·x (one limb by one) covers
+ * limbs j and j + 1: for even j those pairs tile E[0 … N − 1], for odd j they tile O[1 … N], and O[0] takes none.
+ * Each half is then one carry chain of lo/hi pairs, which CUDA runs as one wide multiply-add (IMAD.WIDE) a pair,
+ * and the two chains of a row are independent of each other. ${F}_N is even for every field here.
+ *
+ * A row per limb b_i: E += a_even·b_i (the carry of the row before coming in at limb 0), O += a_odd·b_i; then
+ * m = (E_0 + O_0)·(−p⁻¹) mod 2^w, E += p_even·m, O += p_odd·m, which makes E_0 + O_0 ≡ 0 (mod 2^w), and the shift
+ * by one limb swaps the halves' roles: E' = O[1 … N], O' = E[1 … N], with the carry out of E_0 + O_0 into the next
+ * row's first chain. Bounds (p < R/2, so a_even, a_odd, p_even, p_odd < R/2): a row adds less than
+ * 2^w·R − R to either half, which then held less than R after the shift, so each half stays below 2^w·R
+ * (N + 1 limbs) and O's chains never carry out of limb N; the sum t is the usual CIOS one, below 2p at the end.
+ * Kept out of line, one copy per program: inlined it multiplies GPU compile times (BLS12-381's G2 MSM program: 8
+ * minutes with nvcc) and made the H200's G1 MSMs 1.3–3.4× slower (2^18–2^24; the NTT unchanged). */
+#if ${F}_N % 2 != 0
+#error "the even/odd multiplication needs an even number of limbs"
+#endif
+
+/* E[0 … N] += x·y_even, with *cc (the row's carry-in) added at limb 0 by FIRST = madc_lo_cc, or none by mad_lo_cc. */
+#define ${F}_CHAIN_EVEN(E, x, y, FIRST)                  \
+  do {                                                   \
+    E[0] = FIRST(x, y[0], E[0], &cc);                    \
+    E[1] = madc_hi_cc(x, y[0], E[1], &cc);               \
+    UNROLL for (int j = 2; j < ${F}_N; j += 2) {         \
+      E[j] = madc_lo_cc(x, y[j], E[j], &cc);             \
+      E[j + 1] = madc_hi_cc(x, y[j], E[j + 1], &cc);     \
+    }                                                    \
+    E[${F}_N] = addc(E[${F}_N], 0, &cc);                 \
   } while (0)
 
-/* a·b·R⁻¹ mod p by CIOS (Koç, Acar, Kaliski 1996), a row per limb b_i: t += a·b_i, then t += m·p with
- * m = t_0·(−p⁻¹) mod 2^w, which zeroes t_0, then t shifts down one limb. With a, b < p and p < R/2, t < 2p after
- * every row and t + a·b_i + m·p < 2^w·2p < 2^w·R: N + 1 limbs hold every intermediate, and one conditional
- * subtraction ends it. Each row is four carry chains (PTX mad/madc on CUDA).
- * Kept out of line, one copy per program: inlined it multiplies GPU compile times (BLS12-381's G2 MSM program: 8
- * minutes with nvcc) and made the H200's G1 MSMs 1.3–3.4× slower (2^18–2^24; the NTT unchanged); inlined into
- * the point functions instead (with those out of line), the bucket kernel of BLS12-381 G1 passes its points
- * through a 1760-byte stack frame (nvcc 13, sm_90). */
+/* O[1 … N] += x·y_odd; the bound above means no carry leaves limb N. */
+#define ${F}_CHAIN_ODD(O, x, y)                          \
+  do {                                                   \
+    O[1] = mad_lo_cc(x, y[1], O[1], &cc);                \
+    O[2] = madc_hi_cc(x, y[1], O[2], &cc);               \
+    UNROLL for (int j = 3; j < ${F}_N - 1; j += 2) {     \
+      O[j] = madc_lo_cc(x, y[j], O[j], &cc);             \
+      O[j + 1] = madc_hi_cc(x, y[j], O[j + 1], &cc);     \
+    }                                                    \
+    O[${F}_N - 1] = madc_lo_cc(x, y[${F}_N - 1], O[${F}_N - 1], &cc); \
+    O[${F}_N] = madc_hi(x, y[${F}_N - 1], O[${F}_N], &cc);            \
+  } while (0)
+
 DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
   const limb_t p[${F}_N] = ${F}_P;
-  limb_t t[${F}_N + 1];
-  UNROLL for (int j = 0; j <= ${F}_N; j++) t[j] = 0;
-  UNROLL for (int i = 0; i < ${F}_N; i++) {
-    ${F}_MAD_ROW(t, b.l[i], a.l);
-    limb_t m = t[0] * (limb_t)${F}_INV;
-    ${F}_MAD_ROW(t, m, p);
-    UNROLL for (int j = 0; j < ${F}_N; j++) t[j] = t[j + 1];
-    t[${F}_N] = 0;
+  limb_t e[${F}_N + 1], o[${F}_N + 1], cc;
+  /* row 0: t = a·b_0, the products side by side with nothing to carry */
+  UNROLL for (int j = 0; j < ${F}_N; j += 2) {
+    e[j] = a.l[j] * b.l[0];
+    e[j + 1] = mul_hi_limb(a.l[j], b.l[0]);
+    o[j + 1] = a.l[j + 1] * b.l[0];
+    o[j + 2] = mul_hi_limb(a.l[j + 1], b.l[0]);
   }
+  e[${F}_N] = 0;
+  o[0] = 0;
+  UNROLL for (int i = 0; i < ${F}_N; i++) {
+    if (i > 0) {
+      (void)add_cc(e[0], o[0], &cc); /* the carry out of limb 0, ≡ 0 after the last reduction */
+      limb_t shifted[${F}_N];
+      UNROLL for (int j = 0; j < ${F}_N; j++) shifted[j] = e[j + 1];
+      UNROLL for (int j = 0; j < ${F}_N; j++) e[j] = o[j + 1];
+      UNROLL for (int j = 0; j < ${F}_N; j++) o[j] = shifted[j];
+      e[${F}_N] = 0;
+      o[${F}_N] = 0;
+      ${F}_CHAIN_EVEN(e, b.l[i], a.l, madc_lo_cc);
+      ${F}_CHAIN_ODD(o, b.l[i], a.l);
+    }
+    limb_t m = (e[0] + o[0]) * (limb_t)${F}_INV;
+    ${F}_CHAIN_EVEN(e, m, p, mad_lo_cc);
+    ${F}_CHAIN_ODD(o, m, p);
+  }
+  /* t/2^w = E[1 … N] + O[1 … N] + the carry out of limb 0, below 2p < R */
   ${f}_t r;
-  UNROLL for (int j = 0; j < ${F}_N; j++) r.l[j] = t[j];
+  (void)add_cc(e[0], o[0], &cc);
+  UNROLL for (int j = 0; j < ${F}_N - 1; j++) r.l[j] = addc_cc(e[j + 1], o[j + 1], &cc);
+  r.l[${F}_N - 1] = addc(e[${F}_N], o[${F}_N], &cc);
   return ${f}_reduce(r);
 }
+
+#undef ${F}_CHAIN_EVEN
+#undef ${F}_CHAIN_ODD
 
 DEVICE ${f}_t ${f}_sqr(${f}_t a) { return ${f}_mul(a, a); }
 

@@ -53,3 +53,6 @@ CC_ASM2(subc_cc, "subc.cc.u32")       /* a − b − borrow, borrow out */
 CC_ASM2(subc, "subc.u32")             /* a − b − borrow */
 #undef CC_ASM3
 #undef CC_ASM2
+
+/* The high half of a product (a plain product gives the low half). */
+DEVICE limb_t mul_hi_limb(limb_t a, limb_t b) { return __umulhi(a, b); }
