@@ -7,10 +7,12 @@ binaries in its kernel cache (``~/.cupy/kernel_cache`` or ``CUPY_CACHE_DIR``) ke
 program is compiled once per machine. Every copy and launch goes to one non-blocking stream of the context; each
 launch is bracketed by CUDA events while a trace is open, which is where the device time comes from.
 
-Uploads go through a small ring of pinned host buffers (:meth:`CudaContext.write`): a copy from pageable memory
-waits for the stream to drain (CUDA synchronises it), so an upload queued behind kernels would hold the host until
-they finish and leave the device idle while it copies; from pinned memory the copy is queued like a kernel, and
-the host returns as soon as the data are in the ring.
+Uploads go through a ring of pinned host buffers (:meth:`CudaContext.write`): a copy from pageable memory waits
+for the stream to drain (CUDA synchronises it), so an upload queued behind kernels would hold the host until they
+finish and leave the device idle while it copies; from pinned memory the copy is queued like a kernel, and the host
+returns as soon as the data are in the ring. The ring grows (up to STAGING_BUFFERS) rather than wait while every
+buffer still has a copy queued: a call queued behind another thread's kernels does not wait for them. Reads go the
+other way through pinned memory of their own (:meth:`CudaContext.read_later`), so that queueing one does not wait.
 """
 
 from __future__ import annotations
@@ -24,15 +26,15 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, SelectionError
+from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import CUDA, generate
 from cuzk.reference.curves import Curve
 
 BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
 OPTIONS = ("--std=c++17",)
-STAGING_BUFFERS = 4  # pinned host buffers in the upload ring …
-STAGING_BYTES = 16 << 20  # … of 16 MiB each: 64 MiB of uploads (2^21 scalars) can run ahead of the stream
+STAGING_BUFFERS = 32  # pinned host buffers in the upload ring, at most …
+STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars) can run ahead of the stream
 STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
 
 
@@ -194,37 +196,64 @@ class CudaContext(BufferHelpers):
                 copied.record(self.stream)
 
     def _staging_buffer(self) -> tuple[np.ndarray, Any] | None:
-        """The next pinned buffer of the ring (each made at its first use), once the copy queued out of it last
-        time has run. Pinned memory is a limited resource of the host: when a buffer cannot be made the ring stays
-        at the buffers it has, and with none, None (the caller copies directly)."""
-        if self._ring_size == 0:
+        """A pinned buffer of the ring whose last copy out has run; while there is none, a new one (up to
+        STAGING_BUFFERS), or when no more can be had, the next in turn once its copy has run. Pinned memory is a
+        limited resource of the host: when a buffer cannot be made the ring stays at the buffers it has, and with
+        none, None (the caller copies directly)."""
+        for _ in range(len(self._staging)):
+            slot = self._next_staging % len(self._staging)
+            self._next_staging = slot + 1
+            if self._staging[slot][1].done:
+                return self._staging[slot]
+        if len(self._staging) < self._ring_size:
+            memory = self._pinned(STAGING_BYTES)
+            if memory is not None:
+                self._staging.append((memory, self.cp.cuda.Event(disable_timing=True)))
+                return self._staging[-1]
+            self._ring_size = len(self._staging)
+        if not self._staging:
             return None
-        slot = self._next_staging % self._ring_size
+        slot = self._next_staging % len(self._staging)
         self._next_staging = slot + 1
-        if slot == len(self._staging):
-            runtime_error = getattr(getattr(self.cp.cuda, "runtime", None), "CUDARuntimeError", MemoryError)
-            try:
-                memory = self.cp.cuda.alloc_pinned_memory(STAGING_BYTES)
-            except (MemoryError, runtime_error, *self.memory_errors):
-                self._ring_size = len(self._staging)
-                return self._staging_buffer()
-            host = np.ndarray((STAGING_BYTES,), dtype=np.uint8, buffer=memory)
-            self._staging.append((host, self.cp.cuda.Event(disable_timing=True)))
-        host, copied = self._staging[slot]
-        copied.synchronize()
-        return host, copied
+        self._staging[slot][1].synchronize()
+        return self._staging[slot]
+
+    def _pinned(self, nbytes: int) -> np.ndarray | None:
+        """``nbytes`` of pinned host memory as a byte array, or None when the host refuses."""
+        runtime_error = getattr(getattr(self.cp.cuda, "runtime", None), "CUDARuntimeError", MemoryError)
+        try:
+            memory = self.cp.cuda.alloc_pinned_memory(nbytes)
+        except (MemoryError, runtime_error, *self.memory_errors):
+            return None
+        return np.ndarray((nbytes,), dtype=np.uint8, buffer=memory)
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         if nbytes:
             with self._on():
                 self.cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, nbytes, self.stream.ptr)
 
-    def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
+        """Queue the copy into pinned memory (when the host grants it; else the copy is made now, waiting for the
+        stream); the Finish waits for it and moves the bytes into the array it returns."""
         out = np.empty(shape, dtype=dtype)
-        if out.nbytes:
-            with self._on():
-                buf[: out.nbytes].get(stream=self.stream, out=out.reshape(-1).view(np.uint8))
-        return out
+        raw = out.reshape(-1).view(np.uint8)
+        if not out.nbytes:
+            return ready(out)
+        with self._on():
+            pinned = self._pinned(out.nbytes)
+            if pinned is None:
+                buf[: out.nbytes].get(stream=self.stream, out=raw)
+                return ready(out)
+            buf[: out.nbytes].get(stream=self.stream, out=pinned, blocking=False)
+            copied = self.cp.cuda.Event(disable_timing=True)
+            copied.record(self.stream)
+
+        def finish() -> np.ndarray:
+            copied.synchronize()
+            raw[...] = pinned
+            return out
+
+        return finish
 
 
 __all__ = ["BLOCK", "CudaContext", "device_info", "import_cupy", "select_device"]

@@ -7,20 +7,21 @@ each call (``last_kernel_seconds`` per kernel, ``last_internal_seconds`` per cal
 ``last_batch_seconds`` per MSM of a batch). A subclass says how to find its device (``_select``), how to open a
 context on it (``_open``) and what to report (``describe``).
 
-Every call ends by waiting for its queue (its results are read, its device time is taken), so the host is idle
-between the kernels of two calls: ``msm_batch`` queues all its MSMs before it reads any result, which is why the
-engine gives it the four G1 MSMs of a proof at once.
+A call queues its copies and kernels holding the context's lock, then lets go and waits for its results (reads
+queued behind its kernels; see :data:`~cuzk.backends.gpu.context.Finish`): another thread's call queues behind it
+meanwhile, so the device runs one call's kernels while the host copies the next call's data in. Within a thread the
+host is idle between the kernels of two calls, which is why ``msm_batch`` queues all its MSMs before it reads any
+result, and why the engine gives it the four G1 MSMs of a proof at once.
 """
 
 from __future__ import annotations
 
 import threading
 import weakref
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from importlib import metadata
 from itertools import pairwise
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -29,7 +30,7 @@ from cuzk.backends.errors import BackendInputError
 from cuzk.backends.gpu import fixed_base, msm_batch
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
-from cuzk.backends.gpu.context import DeviceContext, SelectionError
+from cuzk.backends.gpu.context import DeviceContext, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
@@ -44,6 +45,8 @@ from cuzk.backends.protocol import (
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError
+
+T = TypeVar("T")
 
 FIELD_OP_CODES = {"add": 0, "sub": 1, "mul": 2, "neg": 3, "square": 4, "inverse": 5}
 MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
@@ -138,21 +141,20 @@ class DeviceBackend(BackendBase):
             self._ctx = self._open(self._device)
         return self._ctx
 
-    @contextmanager
-    def _device_call(self) -> Iterator[DeviceContext]:
-        """The context, locked for one call; afterwards ``last_kernel_seconds`` holds the device time per kernel
-        (a call made inside another, as msm_batch makes, counts towards the outer one). The API's out-of-memory
+    def _call(self, queue: Callable[[DeviceContext], Finish[T]]) -> T:
+        """One call: ``queue(ctx)`` queues its work holding the context's lock and returns its Finish, which runs
+        after the lock is let go; then ``last_kernel_seconds`` holds the device time per kernel (a call made inside
+        another, as msm_batch makes, counts towards the outer one and finishes at once). The API's out-of-memory
         errors (the device's memory is shared with other processes, or smaller than it reported) become
         :class:`DeviceMemoryError`; the backend stays usable."""
         ctx = self.context
         with ctx.lock:
             if ctx.trace is not None:
-                yield ctx
-                return
+                return queue(ctx)()
             ctx.trace = trace = []
             self._per_thread.batch_seconds = None
             try:
-                yield ctx
+                finish = queue(ctx)
             except ctx.memory_errors as exc:
                 raise DeviceMemoryError(
                     f"the {self.name} device ran out of memory ({type(exc).__name__}: {exc}); other processes may "
@@ -161,8 +163,10 @@ class DeviceBackend(BackendBase):
                 ) from None
             finally:
                 ctx.trace = None
-            self.last_kernel_seconds = ctx.kernel_seconds(trace)
-            self._per_thread.seconds = sum(self.last_kernel_seconds.values())
+        result = finish()
+        self.last_kernel_seconds = ctx.kernel_seconds(trace)
+        self._per_thread.seconds = sum(self.last_kernel_seconds.values())
+        return result
 
     def last_internal_seconds(self) -> float | None:
         """Device time (the API's event timers) of the calling thread's last call: the engine's "internal" level."""
@@ -191,23 +195,32 @@ class DeviceBackend(BackendBase):
         as (n, 2, L) or (n, 2, 2, L) canonical affine limbs (the identity as zeros), equal to the reference's."""
         c, g = self._ready(curve), check_group(group)
         limbs.check_scalars(c, scalars)
-        with self._device_call() as ctx:
-            return fixed_base.generator_multiples(ctx, c, g, scalars, self._memory(), self._fixed_base_tables)
+        return self._call(
+            lambda ctx: ready(
+                fixed_base.generator_multiples(ctx, c, g, scalars, self._memory(), self._fixed_base_tables)
+            )
+        )
 
     # --- the hooks of BackendBase ---------------------------------------------------------------------------
 
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
-        with self._device_call() as ctx:
-            return msm_device.msm(ctx, curve, group, scalars, bases, window, self._memory(), **self._msm_options())
+        options = self._msm_options()
+        return self._call(
+            lambda ctx: msm_device.queue_msm(ctx, curve, group, scalars, bases, window, self._memory(), **options).read
+        )
 
     def _msm_options(self) -> dict[str, Any]:
         return {"max_chunk": self.max_chunk, "parallel_items": self.parallel_items}
 
     def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> msm_device.ResidentBases:
-        with self._device_call() as ctx:
+
+        def queue(ctx: DeviceContext) -> Finish[msm_device.ResidentBases]:
             shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
             resident = msm_device.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk, shifted)
             self._resident += resident.nbytes
+            return ready(resident)
+
+        resident = self._call(queue)
         weakref.finalize(resident, self._release, resident.nbytes)
         return resident
 
@@ -225,10 +238,12 @@ class DeviceBackend(BackendBase):
 
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
         resident = self._resident_bases(handle)
-        with self._device_call() as ctx:
-            return msm_device.msm(
-                ctx, handle.curve, handle.group, scalars, resident, window, self._memory(), **self._msm_options()
+        curve, group, options = handle.curve, handle.group, self._msm_options()
+        return self._call(
+            lambda ctx: (
+                msm_device.queue_msm(ctx, curve, group, scalars, resident, window, self._memory(), **options).read
             )
+        )
 
     def _msm_batch(
         self,
@@ -244,24 +259,34 @@ class DeviceBackend(BackendBase):
             self._resident_bases(b, f"bases[{j}]") if isinstance(b, PreparedBases) else b for j, b in enumerate(bases)
         ]
         items = list(zip(scalars, sources, windows, strict=True))
-        with self._device_call() as ctx:
+
+        def queue(ctx: DeviceContext) -> Finish[np.ndarray]:
             trace = ctx.trace
             assert trace is not None
             marks = [len(trace)]
-            results = msm_batch.msm_batch(
+            finish = msm_batch.queue_batch(
                 ctx, curve, group, items, self._memory(), queued=lambda: marks.append(len(trace)), **self._msm_options()
             )
-            parts = [ctx.kernel_seconds(trace[a:b]) for a, b in pairwise(marks)]
-            self._per_thread.batch_seconds = [sum(part.values()) for part in parts]
-        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
+
+            def results() -> np.ndarray:
+                done = finish()
+                parts = [ctx.kernel_seconds(trace[a:b]) for a, b in pairwise(marks)]
+                self._per_thread.batch_seconds = [sum(part.values()) for part in parts]
+                return np.stack(done) if done else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
+
+            return results
+
+        return self._call(queue)
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
-        with self._device_call() as ctx:
-            return ntt_device.ntt(ctx, curve, self._ntt_tables(), values, inverse, coset, self._memory())
+        return self._call(
+            lambda ctx: ntt_device.queue_ntt(ctx, curve, self._ntt_tables(), values, inverse, coset, self._memory())
+        )
 
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
-        with self._device_call() as ctx:
-            return ntt_device.compute_h(ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory())
+        return self._call(
+            lambda ctx: ntt_device.queue_compute_h(ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory())
+        )
 
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         if op == "inverse" and len(a) and not a.any(axis=1).all():
@@ -271,13 +296,16 @@ class DeviceBackend(BackendBase):
         n = len(a)
         if n == 0:
             return a.copy()
-        with self._device_call() as ctx:
+
+        def queue(ctx: DeviceContext) -> Finish[np.ndarray]:
             a_buf = ctx.upload(a)
             b_buf = a_buf if b is None else ctx.upload(b)
             out = ctx.buffer(a.nbytes)
             code = np.uint32(FIELD_OP_CODES[op])
             ctx.launch(curve, "field_ops", f"{field}_elementwise", n, a_buf, b_buf, out, np.uint32(n), code)
-            return ctx.read(out, a.shape)
+            return ctx.read_later(out, a.shape)
+
+        return self._call(queue)
 
 
 __all__ = ["DeviceBackend"]

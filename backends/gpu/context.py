@@ -5,17 +5,32 @@ why the OpenCL kernels (64-bit limbs) and the CUDA kernels (32-bit limbs) read t
 starts ``items`` threads (rounded up to whole groups of ``group`` threads, or the context's default; the kernels
 check their range) on the context's one in-order queue or stream, and while ``trace`` is a list, appends a record
 of each launch that ``kernel_seconds`` turns into device time per kernel.
+
+A read is queued like a kernel (:meth:`DeviceContext.read_later`) and waited for by a :data:`Finish`, the function
+it returns: the backend queues a call's work holding the context's lock and waits for its results after letting
+go, so that another thread's call queues meanwhile and the host's copies overlap the device's work.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
 from cuzk.reference.curves import Curve
+
+T = TypeVar("T")
+
+Finish = Callable[[], T]
+"""What a queued call returns: it waits for the device where needed and gives the call's result."""
+
+
+def ready(value: T) -> Finish[T]:
+    """The Finish of a result that is already there."""
+    return lambda: value
 
 
 class SelectionError(Exception):
@@ -60,6 +75,10 @@ class DeviceContext(Protocol):
 
     def fill_zero(self, buf: Any, nbytes: int) -> None: ...
 
+    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
+        """Queue the copy of the buffer's first bytes into a new host array of ``shape``; the Finish waits for it."""
+        ...
+
     def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray: ...
 
     @property
@@ -67,8 +86,8 @@ class DeviceContext(Protocol):
 
 
 class BufferHelpers:
-    """What every context derives from its ``buffer``, ``write`` and ``fill_zero``: uploads, zeroed buffers and a
-    shared dummy argument. OpenCL's and CUDA's contexts inherit it."""
+    """What every context derives from its ``buffer``, ``write``, ``fill_zero`` and ``read_later``: uploads, zeroed
+    buffers, blocking reads and a shared dummy argument. OpenCL's and CUDA's contexts inherit it."""
 
     _dummy: Any = None
 
@@ -80,6 +99,13 @@ class BufferHelpers:
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         raise NotImplementedError
+
+    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
+        raise NotImplementedError
+
+    def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        """The buffer's first bytes as an array of ``shape`` (waits for the queue to reach the copy)."""
+        return self.read_later(buf, shape, dtype)()
 
     def upload(self, array: np.ndarray) -> Any:
         data = np.ascontiguousarray(array)
@@ -101,4 +127,4 @@ class BufferHelpers:
         return self._dummy
 
 
-__all__ = ["BufferHelpers", "DeviceContext", "DeviceInfo", "SelectionError"]
+__all__ = ["BufferHelpers", "DeviceContext", "DeviceInfo", "Finish", "SelectionError", "ready"]

@@ -7,9 +7,9 @@ into one accumulator per window. After the last chunk, one work-item combines th
 affine result. Over shifted resident bases (2^(c·t)·P_i made once when the bases are prepared) every window's
 pairs share one row of buckets: one accumulator, no doublings between windows.
 
-An MSM is planned (:func:`plan`: a :class:`Job`), queued (:func:`enqueue`: a :class:`Pending` result) and read
-(:meth:`Pending.read`, which waits for the queue). :func:`msm` does the three for one MSM; ``msm_batch.py`` queues
-several before reading any.
+An MSM is planned (:func:`plan`: a :class:`Job`), queued (:func:`enqueue`: a :class:`Pending` result, its read
+queued too) and read (:meth:`Pending.read`, which waits for the queue). :func:`queue_msm` plans and queues one MSM,
+:func:`msm` also reads it; ``msm_batch.py`` queues several before reading any.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.plan import SCALAR_BYTES, SCAN_BLOCK, Memory, piece_sizes, plan_msm, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
@@ -38,6 +38,10 @@ def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
     wide = kind == "gpu" and WIDE_RANGE[0] <= n <= WIDE_RANGE[1]
     return (WIDE_ITEMS_PER_GPU_UNIT if wide else PARALLEL_ITEMS_PER_UNIT[kind]) * compute_units
 
+
+# The bucket entries one scatter launch writes, at random places: about half an H200's L2 cache (50 MB), so that
+# the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a launch per window).
+SCATTER_BYTES = 24 << 20
 
 # Shifted bases pay up to 2^20 points and cost beyond (H200, BN254 G1, device ms unshifted → shifted: 2^16 3.71 → 1.91,
 # 2^18 5.89 → 3.92, 2^20 13.8 → 13.8, 2^22 41.1 → 64.4, 2^24 163 → 212: W copies of the bases read at random).
@@ -258,7 +262,10 @@ def accumulate(
     ctx.launch(curve, prog, "msm_scan_top", rows, tables.block_sums, u32(blocks), u32(rows))
     fill = (tables.counts, tables.block_sums, *args, tables.offsets, tables.cursor)
     ctx.launch(curve, prog, "msm_scan_fill", rows * blocks, *fill)
-    ctx.launch(curve, prog, "msm_scatter", count, *digits, tables.cursor, tables.entries)
+    step = job.windows if job.merged else max(1, SCATTER_BYTES // (4 * count))
+    for first in range(0, job.windows, step):
+        span = (u32(first), u32(first + step))
+        ctx.launch(curve, prog, "msm_scatter", count, *digits, tables.cursor, tables.entries, *span)
     row_length = count * job.windows if job.merged else count
     bucket_args = (bases_buf, u32(offset), tables.entries, tables.offsets, u32(row_length), u32(nb))
     ctx.launch(
@@ -275,18 +282,13 @@ def accumulate(
 
 @dataclass(frozen=True)
 class Pending:
-    """A queued MSM: its canonical affine result will be in the device buffer ``out`` (None: an MSM of no points,
-    whose result is the identity)."""
+    """A queued MSM: ``finish`` gives its canonical affine result (waiting for the read queued behind its kernels)."""
 
-    ctx: DeviceContext
-    out: Any
-    shape: tuple[int, ...]
+    finish: Finish[np.ndarray]
 
     def read(self) -> np.ndarray:
         """The result (the first read waits for the queue to reach it)."""
-        if self.out is None:
-            return np.zeros(self.shape, dtype=np.uint64)
-        return self.ctx.read(self.out, self.shape)
+        return self.finish()
 
 
 def memory_key(array: np.ndarray) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
@@ -337,7 +339,30 @@ def enqueue(
         accumulate(ctx, curve, group, tables, job, scalar_buf, count, buf, offset)
     out = ctx.buffer(geometry.base_bytes)
     ctx.launch(curve, _program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(job.rows), np.uint32(job.c), out)
-    return Pending(ctx, out, geometry.shape)
+    return Pending(ctx.read_later(out, geometry.shape))
+
+
+def queue_msm(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    scalars: np.ndarray,
+    bases: ResidentBases | np.ndarray,
+    window: int | None,
+    memory: Memory,
+    *,
+    max_chunk: int | None = None,
+    parallel_items: int | None = None,
+) -> Pending:
+    """Queue Σ scalars[i]·bases[i] (canonical affine limbs once read); the bases come as an array or resident."""
+    geometry = Geometry.of(curve, group)
+    if len(scalars) == 0:
+        return Pending(ready(np.zeros(geometry.shape, dtype=np.uint64)))
+    job = plan(
+        ctx, curve, group, len(scalars), bases, window, memory, max_chunk=max_chunk, parallel_items=parallel_items
+    )
+    tables = Tables.allocate(ctx, geometry, [job])
+    return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx))
 
 
 def msm(
@@ -352,15 +377,9 @@ def msm(
     max_chunk: int | None = None,
     parallel_items: int | None = None,
 ) -> np.ndarray:
-    """Σ scalars[i]·bases[i] as canonical affine limbs; the bases come as an array or already resident."""
-    geometry = Geometry.of(curve, group)
-    if len(scalars) == 0:
-        return np.zeros(geometry.shape, dtype=np.uint64)
-    job = plan(
-        ctx, curve, group, len(scalars), bases, window, memory, max_chunk=max_chunk, parallel_items=parallel_items
-    )
-    tables = Tables.allocate(ctx, geometry, [job])
-    return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx)).read()
+    """Σ scalars[i]·bases[i] as canonical affine limbs: :func:`queue_msm`, read."""
+    options = {"max_chunk": max_chunk, "parallel_items": parallel_items}
+    return queue_msm(ctx, curve, group, scalars, bases, window, memory, **options).read()
 
 
 __all__ = [
@@ -376,5 +395,6 @@ __all__ = [
     "msm",
     "plan",
     "prepare",
+    "queue_msm",
     "upload_bases",
 ]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.msm import Geometry, Job, Pending, ResidentBases, Tables, Uploads, enqueue, memory_key, msm, plan
 from cuzk.backends.gpu.plan import Memory
@@ -60,7 +60,7 @@ def plan_batch(
     return jobs
 
 
-def msm_batch(
+def queue_batch(
     ctx: DeviceContext,
     curve: Curve,
     group: str,
@@ -70,11 +70,12 @@ def msm_batch(
     max_chunk: int | None = None,
     parallel_items: int | None = None,
     queued: Callable[[], None] = lambda: None,
-) -> list[np.ndarray]:
-    """The MSMs of ``items``, all queued before the first result is read (one wait for the batch), over one set of
-    tables, each distinct scalar array uploaded once, just before the first MSM that needs it (so that the copy
-    overlaps the kernels queued before it); when that does not fit ``memory`` (:func:`plan_batch`), one MSM after
-    another. ``queued`` is called after each MSM's launches (the backend marks its trace there)."""
+) -> Finish[list[np.ndarray]]:
+    """Queue the MSMs of ``items``, all before the first result is read (one wait for the batch, in the Finish),
+    over one set of tables, each distinct scalar array uploaded once, just before the first MSM that needs it (so
+    that the copy overlaps the kernels queued before it); when that does not fit ``memory`` (:func:`plan_batch`),
+    one MSM after another, each read before the next. ``queued`` is called after each MSM's launches (the backend
+    marks its trace there)."""
     options = {"max_chunk": max_chunk, "parallel_items": parallel_items}
     jobs = plan_batch(ctx, curve, group, items, memory, **options)
     if jobs is None:
@@ -82,7 +83,7 @@ def msm_batch(
         for scalars, bases, window in items:
             results.append(msm(ctx, curve, group, scalars, bases, window, memory, **options))
             queued()
-        return results
+        return ready(results)
     geometry = Geometry.of(curve, group)
     planned = [job for job in jobs if job is not None]
     tables = Tables.allocate(ctx, geometry, planned) if planned else None
@@ -90,12 +91,26 @@ def msm_batch(
     pending = []
     for job, (scalars, bases, _) in zip(jobs, items, strict=True):
         if job is None:
-            pending.append(Pending(ctx, None, geometry.shape))
+            pending.append(Pending(ready(np.zeros(geometry.shape, dtype=np.uint64))))
         else:
             assert tables is not None
             pending.append(enqueue(ctx, curve, group, job, tables, scalars, bases, uploads))
         queued()
-    return [p.read() for p in pending]
+    return lambda: [p.read() for p in pending]
 
 
-__all__ = ["BatchItem", "msm_batch", "plan_batch"]
+def msm_batch(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    items: Sequence[BatchItem],
+    memory: Memory,
+    *,
+    max_chunk: int | None = None,
+    parallel_items: int | None = None,
+) -> list[np.ndarray]:
+    """The MSMs of ``items``: :func:`queue_batch`, read."""
+    return queue_batch(ctx, curve, group, items, memory, max_chunk=max_chunk, parallel_items=parallel_items)()
+
+
+__all__ = ["BatchItem", "msm_batch", "plan_batch", "queue_batch"]

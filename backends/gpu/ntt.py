@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.kernels import curve_constants
@@ -136,13 +136,13 @@ def transform(
         )
 
 
-def ntt(
+def queue_ntt(
     ctx: DeviceContext, curve: Curve, tables: Tables, values: np.ndarray, inverse: bool, coset: bool, memory: Memory
-) -> np.ndarray:
-    """The reference's ntt(values, inverse=…, coset=…) on canonical (n, 4) limbs."""
+) -> Finish[np.ndarray]:
+    """Queue the reference's ntt(values, inverse=…, coset=…) on canonical (n, 4) limbs."""
     n = len(values)
     if n == 0:
-        return values.copy()
+        return ready(values.copy())
     check_memory(n, 4, memory, "an NTT")  # src, dst, a coset table, the last pass's factors
     log_n = n.bit_length() - 1
     src, dst = ctx.upload(values), ctx.buffer(n * FR_BYTES)
@@ -151,7 +151,7 @@ def ntt(
         transform(ctx, curve, tables, src, dst, log_n, inverse=True, store=store, inv_n=not coset)
     else:  # A = NTT(a_j·g^j) on the coset
         transform(ctx, curve, tables, src, dst, log_n, inverse=False, load=(COSET, False) if coset else None)
-    return ctx.read(dst, values.shape)
+    return ctx.read_later(dst, values.shape)
 
 
 def _montgomery_scalar(ctx: DeviceContext, curve: Curve, value: int) -> Any:
@@ -160,7 +160,7 @@ def _montgomery_scalar(ctx: DeviceContext, curve: Curve, value: int) -> Any:
     return ctx.upload(limbs.int_to_limbs(fr.to_montgomery(value % curve.r), limbs.FR_LIMBS).reshape(1, -1))
 
 
-def compute_h(
+def queue_compute_h(
     ctx: DeviceContext,
     curve: Curve,
     tables: Tables,
@@ -169,8 +169,9 @@ def compute_h(
     c: np.ndarray,
     reduction: str,
     memory: Memory,
-) -> np.ndarray:
-    """The reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol)."""
+) -> Finish[np.ndarray]:
+    """Queue the reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol); the
+    Finish raises UnsatisfiedConstraintError when the quotient does not divide."""
     n = len(a)
     check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
     log_n = n.bit_length() - 1
@@ -186,12 +187,17 @@ def compute_h(
     factor_buf = _montgomery_scalar(ctx, curve, fr.to_montgomery(factor))  # f·R², see fr_qap_combine
     ctx.launch(curve, "ntt", "fr_qap_combine", n, bufs[0], bufs[1], bufs[2], bufs[0], np.uint32(n), factor_buf)
     if reduction == "circom":
-        return ctx.read(bufs[0], (n, limbs.FR_LIMBS))
+        return ctx.read_later(bufs[0], (n, limbs.FR_LIMBS))
     transform(ctx, curve, tables, bufs[0], tmp, log_n, inverse=True, store=(COSET_INV, True))
-    h = ctx.read(tmp, (n, limbs.FR_LIMBS))
-    if h[n - 1].any():
-        raise UnsatisfiedConstraintError(NOT_DIVISIBLE)
-    return h[: n - 1]
+    read = ctx.read_later(tmp, (n, limbs.FR_LIMBS))
+
+    def finish() -> np.ndarray:
+        h = read()
+        if h[n - 1].any():
+            raise UnsatisfiedConstraintError(NOT_DIVISIBLE)
+        return h[: n - 1]
+
+    return finish
 
 
-__all__ = ["Tables", "check_memory", "compute_h", "ntt", "passes", "transform"]
+__all__ = ["Tables", "check_memory", "passes", "queue_compute_h", "queue_ntt", "transform"]

@@ -150,17 +150,70 @@ DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
 
 DEVICE ${f}_t ${f}_sqr(${f}_t a) { return ${f}_mul(a, a); }
 
-/* a^(p−2) = a⁻¹ by Fermat (0 maps to 0); square-and-multiply from the top bit of p − 2. */
+/* a/2 for an integer a < R (the top bit comes in from `top`). */
+DEVICE ${f}_t ${f}_shr1(${f}_t a, limb_t top) {
+  ${f}_t r;
+  UNROLL for (int i = 0; i < ${F}_N - 1; i++) r.l[i] = (a.l[i] >> 1) | (a.l[i + 1] << (LIMB_BITS - 1));
+  r.l[${F}_N - 1] = (a.l[${F}_N - 1] >> 1) | (top << (LIMB_BITS - 1));
+  return r;
+}
+
+/* a·2⁻¹ mod p for a in [0, p): a/2, or (a + p)/2 when a is odd (a + p < 2p < R). */
+DEVICE ${f}_t ${f}_half(${f}_t a) {
+  if (!(a.l[0] & 1)) return ${f}_shr1(a, 0);
+  const limb_t p[${F}_N] = ${F}_P;
+  limb_t cc;
+  a.l[0] = add_cc(a.l[0], p[0], &cc);
+  UNROLL for (int i = 1; i < ${F}_N - 1; i++) a.l[i] = addc_cc(a.l[i], p[i], &cc);
+  a.l[${F}_N - 1] = addc(a.l[${F}_N - 1], p[${F}_N - 1], &cc);
+  return ${f}_shr1(a, 0);
+}
+
+/* a − b as integers into *d; true when a ≥ b (no borrow). */
+DEVICE bool ${f}_sub_integers(${f}_t a, ${f}_t b, ${f}_t *d) {
+  limb_t cc;
+  d->l[0] = sub_cc(a.l[0], b.l[0], &cc);
+  UNROLL for (int i = 1; i < ${F}_N; i++) d->l[i] = subc_cc(a.l[i], b.l[i], &cc);
+  return subc(0, 0, &cc) == 0;
+}
+
+DEVICE bool ${f}_is_one_integer(${f}_t a) {
+  limb_t acc = a.l[0] ^ 1;
+  UNROLL for (int i = 1; i < ${F}_N; i++) acc |= a.l[i];
+  return acc == 0;
+}
+
+/* a⁻¹ (0 maps to 0) by the binary extended Euclidean algorithm (Hankerson, Menezes, Vanstone, "Guide to Elliptic
+ * Curve Cryptography", algorithm 2.22), on the integer x = a·R: u·x ≡ x1·… keeps x1·x ≡ u and x2·x ≡ v (mod p)
+ * while u and v shrink to 1, so the survivor is x⁻¹ = a⁻¹·R⁻¹, and two multiplications by R² give a⁻¹·R. About
+ * 2·log2 p cheap steps of shifts and subtractions: for one thread (an MSM's last affine conversion) a tenth of
+ * the time of Fermat's a^(p−2), whose log2 p squarings each wait on the one before. Not constant time: the
+ * inputs are public (MSM results, proof points). */
 DEVICE ${f}_t ${f}_inverse(${f}_t a) {
-  const limb_t e[${F}_N] = ${F}_P_MINUS_2;
-  ${f}_t r = ${f}_one();
-  for (int i = ${F}_N - 1; i >= 0; i--) {
-    for (int bit = LIMB_BITS - 1; bit >= 0; bit--) {
-      r = ${f}_sqr(r);
-      if ((e[i] >> bit) & 1) r = ${f}_mul(r, a);
+  if (${f}_is_zero(a)) return a;
+  const limb_t p[${F}_N] = ${F}_P;
+  ${f}_t u = a, v, x1 = ${f}_zero(), x2 = ${f}_zero(), d;
+  UNROLL for (int i = 0; i < ${F}_N; i++) v.l[i] = p[i];
+  x1.l[0] = 1;
+  while (!${f}_is_one_integer(u) && !${f}_is_one_integer(v)) {
+    while (!(u.l[0] & 1)) {
+      u = ${f}_shr1(u, 0);
+      x1 = ${f}_half(x1);
+    }
+    while (!(v.l[0] & 1)) {
+      v = ${f}_shr1(v, 0);
+      x2 = ${f}_half(x2);
+    }
+    if (${f}_sub_integers(u, v, &d)) {
+      u = d;
+      x1 = ${f}_sub(x1, x2);
+    } else {
+      ${f}_sub_integers(v, u, &v);
+      x2 = ${f}_sub(x2, x1);
     }
   }
-  return r;
+  ${f}_t r2 = {${F}_R2};
+  return ${f}_mul(${f}_mul(${f}_is_one_integer(u) ? x1 : x2, r2), r2);
 }
 
 /* canonical x → x·R (multiply by R² in Montgomery form) and back (multiply by 1). */

