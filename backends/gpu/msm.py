@@ -22,7 +22,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
-from cuzk.backends.gpu.plan import SCALAR_BYTES, SCAN_BLOCK, Memory, piece_sizes, plan_msm, shifted_window
+from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, piece_sizes, plan_msm, scan_block, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
 
@@ -43,9 +43,11 @@ def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
 # the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a launch per window).
 SCATTER_BYTES = 24 << 20
 
-# Shifted bases pay up to 2^20 points and cost beyond (H200, BN254 G1, device ms unshifted → shifted: 2^16 3.71 → 1.91,
-# 2^18 5.89 → 3.92, 2^20 13.8 → 13.8, 2^22 41.1 → 64.4, 2^24 163 → 212: W copies of the bases read at random).
-SHIFTED_MAX_POINTS = 1 << 20
+# Shifted bases pay up to 2^21 points (H200, G1 device ms unshifted → shifted, with the even/odd multiplication:
+# BLS12-381 2^21 30.3 → 23.0, 2^22 62.4 → 58.7, 2^23 103 → 117; BN254 2^21 15.4 → 13.2, 2^22 26.5 → 33.6, 2^23 54.5
+# → 86.4; the shifted 2^22 runs included 2.95 ms of a scan since made short). Beyond, the W copies of the bases,
+# read at random, cost more than the Horner step they save.
+SHIFTED_MAX_POINTS = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -171,7 +173,7 @@ def _shifted_job(
     assert resident.shift is not None
     c, w = resident.shift, resident.windows
     nb = 1 << (c - 1)
-    blocks = -(-nb // SCAN_BLOCK)
+    blocks = -(-nb // scan_block(nb))
     segments = max(1, min(w * n + nb, parallel_items))
     needed = 3 * (nb + 1) * 4 + blocks * 4 + (segments + 1) * geometry.xyzz_bytes + n * SCALAR_BYTES + w * n * 4
     largest = max(w * n * 4, segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
@@ -257,7 +259,7 @@ def accumulate(
     digits = (scalar_buf, u32(count), u32(job.c), u32(job.windows), u32(job.merged))
     ctx.fill_zero(tables.counts, rows * (nb + 1) * 4)
     ctx.launch(curve, prog, "msm_histogram", count, *digits, tables.counts)
-    args = (u32(nb), u32(SCAN_BLOCK), u32(blocks), u32(rows))
+    args = (u32(nb), u32(scan_block(nb)), u32(blocks), u32(rows))
     ctx.launch(curve, prog, "msm_scan_blocks", rows * blocks, tables.counts, *args, tables.block_sums)
     ctx.launch(curve, prog, "msm_scan_top", rows, tables.block_sums, u32(blocks), u32(rows))
     fill = (tables.counts, tables.block_sums, *args, tables.offsets, tables.cursor)
