@@ -243,6 +243,20 @@ def check_output(backend: str, what: str, result: object, shape: tuple[int, ...]
 # --- the base class -----------------------------------------------------------------------------------------------
 
 
+def rows_within(view: object, array: object) -> bool:
+    """Whether every row of ``view`` is a row of ``array`` (the same memory, dtype and row layout: a slice of its
+    rows), so that checking ``array`` checked ``view`` too: a batch's scalars are often z and z[k:]."""
+    if not (isinstance(view, np.ndarray) and isinstance(array, np.ndarray)) or view.ndim != 2 or array.ndim != 2:
+        return False
+    if view.dtype != array.dtype or view.shape[1] != array.shape[1] or view.strides != array.strides:
+        return False
+    if not array.flags.c_contiguous or not len(view):
+        return False
+    start = view.__array_interface__["data"][0] - array.__array_interface__["data"][0]
+    row = array.strides[0]
+    return start >= 0 and start % row == 0 and start // row + len(view) <= len(array)
+
+
 class BackendBase:
     """Validation and capability bookkeeping shared by every backend; subclasses implement the ``_`` hooks.
 
@@ -335,7 +349,8 @@ class BackendBase:
                     )
             else:
                 check_points(c, g, b, f"bases[{j}]")
-            check_scalars(c, s, f"scalars[{j}]")
+            if not any(rows_within(s, earlier) for earlier in scalars[:j]):
+                check_scalars(c, s, f"scalars[{j}]")
             if len(b) != len(s):
                 raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
         result = self._msm_batch(c, g, list(bases), list(scalars), wins)
@@ -472,4 +487,5 @@ __all__ = [
     "check_window",
     "has_capability",
     "resolve_curve",
+    "rows_within",
 ]

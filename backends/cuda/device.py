@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from types import ModuleType
 from typing import Any
@@ -36,6 +37,8 @@ OPTIONS = ("--std=c++17",)
 STAGING_BUFFERS = 32  # pinned host buffers in the upload ring, at most …
 STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars) can run ahead of the stream
 STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
+COPY_THREADS = 4  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in this many pieces …
+COPY_SPLIT_BYTES = 4 << 20  # … at once (numpy lets go of the GIL while it copies): one core copied ~5 GB/s there
 
 
 def import_cupy() -> ModuleType:
@@ -101,6 +104,7 @@ class CudaContext(BufferHelpers):
         self._staging: list[tuple[np.ndarray, Any]] = []  # (pinned host buffer, event of the last copy out of it)
         self._next_staging = 0
         self._ring_size = STAGING_BUFFERS  # fewer when the host refuses pinned memory
+        self._copiers: ThreadPoolExecutor | None = None
 
     @contextmanager
     def _on(self) -> Iterator[None]:
@@ -191,7 +195,7 @@ class CudaContext(BufferHelpers):
                     buf[start : start + part.size].set(part, stream=self.stream)
                     continue
                 host, copied = staging
-                host[: part.size] = part
+                self._copy(host[: part.size], part)
                 buf[start : start + part.size].set(host[: part.size], stream=self.stream)
                 copied.record(self.stream)
 
@@ -217,6 +221,18 @@ class CudaContext(BufferHelpers):
         self._next_staging = slot + 1
         self._staging[slot][1].synchronize()
         return self._staging[slot]
+
+    def _copy(self, dst: np.ndarray, src: np.ndarray) -> None:
+        """dst[...] = src for byte arrays of one size; large ones in COPY_THREADS pieces on the context's threads."""
+        if src.size < COPY_SPLIT_BYTES:
+            dst[...] = src
+            return
+        if self._copiers is None:
+            self._copiers = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="cuzk-copy")
+        step = -(-src.size // COPY_THREADS)
+        pieces = [slice(start, start + step) for start in range(0, src.size, step)]
+        for done in [self._copiers.submit(dst.__setitem__, piece, src[piece]) for piece in pieces]:
+            done.result()
 
     def _pinned(self, nbytes: int) -> np.ndarray | None:
         """``nbytes`` of pinned host memory as a byte array, or None when the host refuses."""
@@ -250,7 +266,7 @@ class CudaContext(BufferHelpers):
 
         def finish() -> np.ndarray:
             copied.synchronize()
-            raw[...] = pinned
+            self._copy(raw, pinned)
             return out
 
         return finish

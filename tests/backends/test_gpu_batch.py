@@ -285,13 +285,15 @@ class FakeDeviceArray:
 
 
 def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy) -> Any:
-    """A CudaContext over ``fake`` with a 2-buffer ring of 64 bytes; arrays below 32 bytes skip the ring."""
+    """A CudaContext over ``fake`` with a 2-buffer ring of 64 bytes; arrays below 32 bytes skip the ring, copies of
+    48 bytes or more into and out of pinned memory go in pieces on the context's threads."""
     info = DeviceInfo("fake", "CUDA", "gpu", 1, 1 << 20, 1 << 20, {})
     monkeypatch.setattr(cuda_device, "import_cupy", lambda: fake)
     monkeypatch.setattr(cuda_device, "device_info", lambda cp, device: info)
     monkeypatch.setattr(cuda_device, "STAGING_BUFFERS", 2)
     monkeypatch.setattr(cuda_device, "STAGING_BYTES", 64)
     monkeypatch.setattr(cuda_device, "STAGING_MIN_BYTES", 32)
+    monkeypatch.setattr(cuda_device, "COPY_SPLIT_BYTES", 48)  # full parts and the reads take the threaded copy
     return cuda_device.CudaContext(nullcontext())
 
 

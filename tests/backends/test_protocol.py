@@ -32,6 +32,7 @@ from cuzk.backends.protocol import (
     SupportsPreparedBases,
     check_domain,
     has_capability,
+    rows_within,
 )
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
@@ -300,3 +301,29 @@ def test_malformed_output_is_the_backends_fault() -> None:
         backend.msm(BLS12_381, "g1", bases, scalars)
     with pytest.raises(BackendOutputError, match=r"ntt returned int64"):
         backend.ntt(BN254, limbs.fr_to_limbs(BN254, [1, 2]))
+
+
+def test_rows_within_knows_a_slice_of_rows_from_other_arrays() -> None:
+    """A batch checks z once and z[k:] not again; a copy, a strided view, another dtype, or rows beyond the array
+    are not taken for checked."""
+    z = limbs.ints_to_limbs(list(range(10)), limbs.FR_LIMBS)
+    assert rows_within(z, z) and rows_within(z[3:], z) and rows_within(z[2:5], z)
+    assert not rows_within(z.copy(), z)
+    assert not rows_within(z[::2], z)
+    assert not rows_within(z[:, :2], z)
+    assert not rows_within(z.view(np.int64), z)
+    assert not rows_within(z, z[3:])
+    assert not rows_within(z[:0], z)
+
+
+def test_msm_batch_still_rejects_a_bad_array_beside_a_checked_one() -> None:
+    """The skipped check is only for rows already checked: a separate non-canonical array still fails, named."""
+    curve = BN254
+    bases = limbs.points_to_limbs(curve, "g1", [curve.g1.generator] * 3)
+    good = limbs.ints_to_limbs([1, 2, 3], limbs.FR_LIMBS)
+    bad = good.copy()
+    bad[1] = limbs.int_to_limbs(curve.r, limbs.FR_LIMBS)
+    got = REF.msm_batch(curve, "g1", [bases, bases[1:]], [good, good[1:]])
+    assert got.shape == (2, *limbs.point_shape(curve, "g1"))
+    with pytest.raises(NonCanonicalInputError, match=r"^scalars\[1\]"):
+        REF.msm_batch(curve, "g1", [bases, bases], [good, bad])
