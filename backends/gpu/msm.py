@@ -43,11 +43,13 @@ def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
 # the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a launch per window).
 SCATTER_BYTES = 24 << 20
 
-# Shifted bases pay up to 2^21 points (H200, G1 device ms unshifted → shifted, with the even/odd multiplication:
-# BLS12-381 2^21 30.3 → 23.0, 2^22 62.4 → 58.7, 2^23 103 → 117; BN254 2^21 15.4 → 13.2, 2^22 26.5 → 33.6, 2^23 54.5
-# → 86.4; the shifted 2^22 runs included 2.95 ms of a scan since made short). Beyond, the W copies of the bases,
-# read at random, cost more than the Horner step they save.
-SHIFTED_MAX_POINTS = 1 << 21
+# Shifted bases pay up to 2^22 points on BLS12-381 and 2^21 on BN254, whose cheaper field makes the W copies of the
+# bases, read at random, cost more than the Horner step they save. H200, device ms unshifted → shifted (with the
+# even/odd multiplication and short scans): BLS12-381 G1 2^21 30.3 → 22.8, 2^22 62.1 → 56.4, 2^23 102 → 117; G2
+# 2^21 98.3 → 72.3, 2^22 200 → 179; BN254 G1 2^21 15.4 → 12.9, 2^22 26.5 → 31.2, 2^23 54.5 → 86.4; G2 2^21
+# 44.8 → 35.7, 2^22 76.5 → 85.3. Other curves: the BN254 bound.
+SHIFTED_MAX_POINTS = {"bls12_381": 1 << 22, "bn254": 1 << 21}
+SHIFTED_MAX_POINTS_DEFAULT = 1 << 21
 
 
 @dataclass(frozen=True)
@@ -102,11 +104,11 @@ def prepare(
     shifted: bool = False,
 ) -> ResidentBases:
     """Upload the bases to stay; with ``shifted``, also their shifted copies for the window of n points (see
-    :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS and the copies fit in one allocation
-    and half the free memory (else the bases alone)."""
+    :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS[curve] and the copies fit in one
+    allocation and half the free memory (else the bases alone)."""
     geometry = Geometry.of(curve, group)
     n = len(bases)
-    if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS:
+    if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS.get(curve.name, SHIFTED_MAX_POINTS_DEFAULT):
         c = shifted_window(n, curve.r.bit_length())
         w = window_count(curve.r.bit_length(), c)
         nbytes = w * n * geometry.base_bytes
