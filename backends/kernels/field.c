@@ -66,9 +66,9 @@ DEVICE ${f}_t ${f}_neg(${f}_t a) { return ${f}_sub(${f}_zero(), a); }
 DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
 
 /* Montgomery multiplication a·b·R⁻¹ mod p by CIOS (Koç, Acar, Kaliski 1996) with the running sum t split in two,
- * t = E + O, so that a row's products need no carries between them (the even/odd accumulation of Emmart and Weems,
- * "Optimizing modular multiplication for NVIDIA's Maxwell GPUs", 2016). A product y_j·x (one limb by one) covers
- * limbs j and j + 1: for even j those pairs tile E[0 … N − 1], for odd j they tile O[1 … N], and O[0] takes none.
+ * t = E + O, so that a row's products need no carries between them (the even/odd accumulation of GPU multi-precision
+ * code). A product y_j·x (one limb by one) covers limbs j and j + 1: for even j those pairs tile E[0 … N − 1], for
+ * odd j they tile O[1 … N], and O[0] takes none.
  * Each half is then one carry chain of lo/hi pairs, which CUDA runs as one wide multiply-add (IMAD.WIDE) a pair,
  * and the two chains of a row are independent of each other. ${F}_N is even for every field here.
  *
@@ -123,7 +123,7 @@ DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
   o[0] = 0;
   UNROLL for (int i = 0; i < ${F}_N; i++) {
     if (i > 0) {
-      (void)add_cc(e[0], o[0], &cc); /* the carry out of limb 0, ≡ 0 after the last reduction */
+      (void)add_cc(e[0], o[0], &cc); /* the carry out of limb 0: E_0 + O_0 is 0 or 2^w */
       limb_t shifted[${F}_N];
       UNROLL for (int j = 0; j < ${F}_N; j++) shifted[j] = e[j + 1];
       UNROLL for (int j = 0; j < ${F}_N; j++) e[j] = o[j + 1];
