@@ -27,6 +27,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError
+from cuzk.backends.gpu import bases as device_bases
 from cuzk.backends.gpu import fixed_base, msm_batch
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
@@ -212,11 +213,11 @@ class DeviceBackend(BackendBase):
     def _msm_options(self) -> dict[str, Any]:
         return {"max_chunk": self.max_chunk, "parallel_items": self.parallel_items}
 
-    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> msm_device.ResidentBases:
+    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> device_bases.ResidentBases:
 
-        def queue(ctx: DeviceContext) -> Finish[msm_device.ResidentBases]:
+        def queue(ctx: DeviceContext) -> Finish[device_bases.ResidentBases]:
             shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
-            resident = msm_device.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk, shifted)
+            resident = device_bases.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk, shifted)
             self._resident += resident.nbytes
             return ready(resident)
 
@@ -227,7 +228,7 @@ class DeviceBackend(BackendBase):
     def _release(self, nbytes: int) -> None:
         self._resident -= nbytes
 
-    def _resident_bases(self, handle: PreparedBases, name: str = "handle") -> msm_device.ResidentBases:
+    def _resident_bases(self, handle: PreparedBases, name: str = "handle") -> device_bases.ResidentBases:
         if handle.payload.context is not self.context:
             raise BackendInputError(
                 f"prepared by another {type(self).__name__} (its buffers live in another device context); prepare "

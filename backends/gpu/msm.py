@@ -20,11 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends import limbs
+from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
-from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, piece_sizes, plan_msm, scan_block, shifted_window
+from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, plan_msm, scan_block
 from cuzk.reference.curves import Curve
-from cuzk.reference.msm import window_count
 
 # Bucket work-items per compute unit, and per GPU multiprocessor from 2^20 to 2^22 points: H200, BLS12-381 G1 device
 # ms, 256 → 512 per SM: 2^20 23.1 → 21.1, 2^21 49.9 → 45.4, 2^22 105 → 91.8, but 2^23 156 → 172, 2^24 259 → 302
@@ -42,84 +41,6 @@ def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
 # The bucket entries one scatter launch writes, at random places: about half an H200's L2 cache (50 MB), so that
 # the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a launch per window).
 SCATTER_BYTES = 24 << 20
-
-# Shifted bases pay up to 2^22 points on BLS12-381 and 2^21 on BN254, whose cheaper field makes the W copies of the
-# bases, read at random, cost more than the Horner step they save. H200, device ms unshifted → shifted (with the
-# even/odd multiplication and short scans): BLS12-381 G1 2^21 30.3 → 22.8, 2^22 62.1 → 56.4, 2^23 102 → 117; G2
-# 2^21 98.3 → 72.3, 2^22 200 → 179; BN254 G1 2^21 15.4 → 12.9, 2^22 26.5 → 31.2, 2^23 54.5 → 86.4; G2 2^21
-# 44.8 → 35.7, 2^22 76.5 → 85.3. Other curves: the BN254 bound.
-SHIFTED_MAX_POINTS = {"bls12_381": 1 << 22, "bn254": 1 << 21}
-SHIFTED_MAX_POINTS_DEFAULT = 1 << 21
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Byte sizes of one group's points on the device."""
-
-    base_bytes: int  # an affine point: 2 (G1) or 4 (G2) field elements
-    xyzz_bytes: int  # an XYZZ point: twice that
-    shape: tuple[int, ...]  # the protocol's shape of one affine point
-
-    @classmethod
-    def of(cls, curve: Curve, group: str) -> Geometry:
-        shape = limbs.point_shape(curve, group)
-        base = int(np.prod(shape)) * 8
-        return cls(base, 2 * base, shape)
-
-
-@dataclass
-class ResidentBases:
-    """Bases kept on the device in Montgomery form, in pieces that each fit one allocation; with ``shift`` = c, one
-    piece that also holds the shifted copies 2^(c·t)·P_i at t·n + i for the ``windows`` windows of c bits."""
-
-    context: DeviceContext  # the buffers belong to this context and can be used by no other
-    pieces: list[tuple[Any, int, int]]  # (buffer, first index, count)
-    nbytes: int
-    shift: int | None = None
-    windows: int = 1
-
-
-def _program(group: str) -> str:
-    return f"msm_{group}"
-
-
-def upload_bases(ctx: DeviceContext, curve: Curve, group: str, bases: np.ndarray, sizes: list[int]) -> ResidentBases:
-    """Copy the bases to the device in pieces of ``sizes`` points and convert them to Montgomery form there."""
-    pieces, start = [], 0
-    for count in sizes:
-        buf = ctx.upload(bases[start : start + count])
-        ctx.launch(curve, _program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
-        pieces.append((buf, start, count))
-        start += count
-    return ResidentBases(ctx, pieces, int(bases.nbytes))
-
-
-def prepare(
-    ctx: DeviceContext,
-    curve: Curve,
-    group: str,
-    bases: np.ndarray,
-    memory: Memory,
-    max_chunk: int | None,
-    shifted: bool = False,
-) -> ResidentBases:
-    """Upload the bases to stay; with ``shifted``, also their shifted copies for the window of n points (see
-    :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS[curve] and the copies fit in one
-    allocation and half the free memory (else the bases alone)."""
-    geometry = Geometry.of(curve, group)
-    n = len(bases)
-    if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS.get(curve.name, SHIFTED_MAX_POINTS_DEFAULT):
-        c = shifted_window(n, curve.r.bit_length())
-        w = window_count(curve.r.bit_length(), c)
-        nbytes = w * n * geometry.base_bytes
-        if w > 1 and w * n < 1 << 31 and nbytes <= min(memory.max_alloc, memory.budget // 2):
-            buf = ctx.buffer(nbytes)
-            ctx.write(buf, bases)
-            prog = _program(group)
-            ctx.launch(curve, prog, f"{group}_bases_to_mont", n, buf, np.uint32(n))
-            ctx.launch(curve, prog, f"{group}_shift_bases", n, buf, np.uint32(n), np.uint32(c), np.uint32(w))
-            return ResidentBases(ctx, [(buf, 0, n)], nbytes, shift=c, windows=w)
-    return upload_bases(ctx, curve, group, bases, piece_sizes(n, geometry.base_bytes, memory, max_chunk))
 
 
 def _chunks(chunk: int, pieces: list[tuple[Any, int, int]]) -> Iterator[tuple[Any, int, int, int]]:
@@ -256,7 +177,7 @@ def accumulate(
 ) -> None:
     """Sort ``count`` points into buckets and add their bucket sums into ``tables.acc``: one accumulator per
     window, or (a merged job, over shifted bases) one for all windows."""
-    prog, u32 = _program(group), np.uint32
+    prog, u32 = program(group), np.uint32
     rows, nb, blocks, segments = job.rows, job.buckets, job.blocks, job.segments
     digits = (scalar_buf, u32(count), u32(job.c), u32(job.windows), u32(job.merged))
     ctx.fill_zero(tables.counts, rows * (nb + 1) * 4)
@@ -338,11 +259,11 @@ def enqueue(
             ctx.write(scalar_buf, scalars[first : first + count])
         if not isinstance(bases, ResidentBases):  # this chunk's bases, at the start of the staging buffer
             ctx.write(buf, bases[first : first + count])
-            ctx.launch(curve, _program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
+            ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
             offset = 0
         accumulate(ctx, curve, group, tables, job, scalar_buf, count, buf, offset)
     out = ctx.buffer(geometry.base_bytes)
-    ctx.launch(curve, _program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(job.rows), np.uint32(job.c), out)
+    ctx.launch(curve, program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(job.rows), np.uint32(job.c), out)
     return Pending(ctx.read_later(out, geometry.shape))
 
 
@@ -387,10 +308,8 @@ def msm(
 
 
 __all__ = [
-    "Geometry",
     "Job",
     "Pending",
-    "ResidentBases",
     "Tables",
     "Uploads",
     "accumulate",
@@ -398,7 +317,5 @@ __all__ = [
     "memory_key",
     "msm",
     "plan",
-    "prepare",
     "queue_msm",
-    "upload_bases",
 ]

@@ -12,9 +12,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from cuzk.backends.gpu.bases import Geometry, ResidentBases
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.gpu.msm import Geometry, Job, Pending, ResidentBases, Tables, Uploads, enqueue, memory_key, msm, plan
+from cuzk.backends.gpu.msm import Job, Pending, Tables, Uploads, enqueue, memory_key, msm, plan
 from cuzk.backends.gpu.plan import Memory
 from cuzk.reference.curves import Curve
 

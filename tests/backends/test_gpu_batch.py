@@ -22,6 +22,7 @@ from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import msm_batch
 from cuzk.backends.gpu.backend import DeviceBackend
+from cuzk.backends.gpu.bases import Geometry
 from cuzk.backends.gpu.context import DeviceInfo
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.reference import ReferenceBackend
@@ -155,7 +156,7 @@ def test_batch_plan_fits_the_memory(backend: DeviceBackend, curve: Curve, rng: r
     items: list[msm_batch.BatchItem] = [(z, bases, None), (z[3:], bases[3:], 2), (z, bases, 9)]
     jobs = msm_batch.plan_batch(ctx, curve, "g1", items, Memory(1 << 30, 1 << 30))
     assert jobs is not None and all(job is not None and job.chunk == job.n for job in jobs)
-    geometry = msm_device.Geometry.of(curve, "g1")
+    geometry = Geometry.of(curve, "g1")
     tables = msm_device.Tables.sizes(geometry, [job for job in jobs if job is not None])
     assert tables == [max(job.buffer_sizes(geometry)[i] for job in jobs if job is not None) for i in range(8)]
     needed = z.nbytes + z[3:].nbytes + 3 * geometry.base_bytes + sum(tables)

@@ -1,0 +1,106 @@
+"""The MSM's bases on a GPU device: their byte sizes (:class:`Geometry`), and bases kept there across calls
+(:class:`ResidentBases`), uploaded and converted to Montgomery form on the device (:func:`upload_bases`), with the
+shifted copies 2^(c·t)·P_i when they pay (:func:`prepare`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.plan import Memory, piece_sizes, shifted_window
+from cuzk.reference.curves import Curve
+from cuzk.reference.msm import window_count
+
+# Shifted bases pay up to 2^22 points on BLS12-381 and 2^21 on BN254, whose cheaper field makes the W copies of the
+# bases, read at random, cost more than the Horner step they save. H200, device ms unshifted → shifted (with the
+# even/odd multiplication and short scans): BLS12-381 G1 2^21 30.3 → 22.8, 2^22 62.1 → 56.4, 2^23 102 → 117; G2
+# 2^21 98.3 → 72.3, 2^22 200 → 179; BN254 G1 2^21 15.4 → 12.9, 2^22 26.5 → 31.2, 2^23 54.5 → 86.4; G2 2^21
+# 44.8 → 35.7, 2^22 76.5 → 85.3. Other curves: the BN254 bound.
+SHIFTED_MAX_POINTS = {"bls12_381": 1 << 22, "bn254": 1 << 21}
+SHIFTED_MAX_POINTS_DEFAULT = 1 << 21
+
+
+@dataclass(frozen=True)
+class Geometry:
+    """Byte sizes of one group's points on the device."""
+
+    base_bytes: int  # an affine point: 2 (G1) or 4 (G2) field elements
+    xyzz_bytes: int  # an XYZZ point: twice that
+    shape: tuple[int, ...]  # the protocol's shape of one affine point
+
+    @classmethod
+    def of(cls, curve: Curve, group: str) -> Geometry:
+        shape = limbs.point_shape(curve, group)
+        base = int(np.prod(shape)) * 8
+        return cls(base, 2 * base, shape)
+
+
+@dataclass
+class ResidentBases:
+    """Bases kept on the device in Montgomery form, in pieces that each fit one allocation; with ``shift`` = c, one
+    piece that also holds the shifted copies 2^(c·t)·P_i at t·n + i for the ``windows`` windows of c bits."""
+
+    context: DeviceContext  # the buffers belong to this context and can be used by no other
+    pieces: list[tuple[Any, int, int]]  # (buffer, first index, count)
+    nbytes: int
+    shift: int | None = None
+    windows: int = 1
+
+
+def program(group: str) -> str:
+    """The name of the MSM program of ``group``."""
+    return f"msm_{group}"
+
+
+def upload_bases(ctx: DeviceContext, curve: Curve, group: str, bases: np.ndarray, sizes: list[int]) -> ResidentBases:
+    """Copy the bases to the device in pieces of ``sizes`` points and convert them to Montgomery form there."""
+    pieces, start = [], 0
+    for count in sizes:
+        buf = ctx.upload(bases[start : start + count])
+        ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
+        pieces.append((buf, start, count))
+        start += count
+    return ResidentBases(ctx, pieces, int(bases.nbytes))
+
+
+def prepare(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    bases: np.ndarray,
+    memory: Memory,
+    max_chunk: int | None,
+    shifted: bool = False,
+) -> ResidentBases:
+    """Upload the bases to stay; with ``shifted``, also their shifted copies for the window of n points (see
+    :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS[curve] and the copies fit in one
+    allocation and half the free memory (else the bases alone)."""
+    geometry = Geometry.of(curve, group)
+    n = len(bases)
+    if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS.get(curve.name, SHIFTED_MAX_POINTS_DEFAULT):
+        c = shifted_window(n, curve.r.bit_length())
+        w = window_count(curve.r.bit_length(), c)
+        nbytes = w * n * geometry.base_bytes
+        if w > 1 and w * n < 1 << 31 and nbytes <= min(memory.max_alloc, memory.budget // 2):
+            buf = ctx.buffer(nbytes)
+            ctx.write(buf, bases)
+            prog = program(group)
+            ctx.launch(curve, prog, f"{group}_bases_to_mont", n, buf, np.uint32(n))
+            ctx.launch(curve, prog, f"{group}_shift_bases", n, buf, np.uint32(n), np.uint32(c), np.uint32(w))
+            return ResidentBases(ctx, [(buf, 0, n)], nbytes, shift=c, windows=w)
+    return upload_bases(ctx, curve, group, bases, piece_sizes(n, geometry.base_bytes, memory, max_chunk))
+
+
+__all__ = [
+    "SHIFTED_MAX_POINTS",
+    "SHIFTED_MAX_POINTS_DEFAULT",
+    "Geometry",
+    "ResidentBases",
+    "prepare",
+    "program",
+    "upload_bases",
+]
