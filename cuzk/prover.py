@@ -35,7 +35,6 @@ from __future__ import annotations
 import os
 import secrets
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -44,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.backend_call import timed_call
 from cuzk.backends import limbs
 from cuzk.backends.protocol import COMPUTE_H, MSM_BATCH, PREPARED_BASES, Backend, has_capability
 from cuzk.backends.registry import get_backend
@@ -74,36 +74,6 @@ ENV_VERIFY = "CUZK_VERIFY"
 def verify_from_env() -> bool:
     """Whether $CUZK_VERIFY asks for the self-check (1, true, yes, on)."""
     return os.environ.get(ENV_VERIFY, "").strip().lower() in ("1", "true", "yes", "on")
-
-
-def _internal_intervals(backend: Backend, started: float, ended: float) -> list[tuple[float, float]] | None:
-    """The intervals of the backend's own compute in the call that ran from ``started`` to ``ended`` on this
-    thread, clipped to the call; None when the backend does not report it."""
-    reported = getattr(backend, "last_internal_intervals", None)
-    intervals = reported() if callable(reported) else None
-    if intervals is not None:
-        return [(max(a, started), min(b, ended)) for a, b in intervals if a < ended and started < b]
-    seconds_of = getattr(backend, "last_internal_seconds", None)
-    seconds = seconds_of() if callable(seconds_of) else None
-    if seconds is None:
-        return None
-    return [(ended - min(seconds, ended - started), ended)]
-
-
-def _batch_parts(backend: Backend, names: list[str], started: float, ended: float) -> list[tuple[str, float, float]]:
-    """Each MSM of the batch call that ran from ``started`` to ``ended`` as (name, start, end), from the device time
-    the backend reports for each (``last_batch_seconds()``): laid end to end in their order, the last ending with
-    the call, as one device queue runs them; empty when the backend does not report them."""
-    reported = getattr(backend, "last_batch_seconds", None)
-    seconds = reported() if callable(reported) else None
-    if seconds is None or len(seconds) != len(names):
-        return []
-    parts, end = [], ended
-    for name, length in reversed(list(zip(names, seconds, strict=True))):
-        start = max(started, end - length)
-        parts.append((name, start, end))
-        end = start
-    return parts[::-1]
 
 
 def batches_msms(backend: Backend) -> bool:
@@ -201,22 +171,8 @@ class Prover:
     # --- the backend calls, each timed at the three levels -----------------------------------------------------
 
     def _timed_call(self, backend: Backend, name: str, call: Callable[[], Any], parts: list[str] | None = None) -> Any:
-        """Run one backend call; record it at the backend level, and at the internal level when the backend
-        reports the compute time of the calling thread's last call (``last_internal_seconds()``): at the
-        ``perf_counter`` intervals of ``last_internal_intervals()`` when the backend offers them (the cpu backend),
-        else as one span of that length ending with the call (its kernels run after validation and queueing).
-        For a batch call, ``parts`` names its MSMs: each one's device time becomes an internal span of that name
-        (``part_of`` the call) where the backend reports it."""
-        started = time.perf_counter()
-        result = call()
-        ended = time.perf_counter()
-        intervals = _internal_intervals(backend, started, ended)
-        self.recorder.add(name, "backend", started, ended, internal=intervals is not None)
-        for start, end in intervals or ():
-            self.recorder.add(name, "internal", start, end)
-        for part, start, end in _batch_parts(backend, parts, started, ended) if parts else ():
-            self.recorder.add(part, "internal", start, end, part_of=name)
-        return result
+        """Run one backend call, recorded at the backend and internal levels (:func:`cuzk.backend_call.timed_call`)."""
+        return timed_call(self.recorder, backend, name, call, parts)
 
     def _msm(self, name: str, key: str, group: str, scalars: np.ndarray) -> np.ndarray:
         """One MSM of the proof on its backend; ``scalars`` are (n, 4) canonical limbs; the result stays limbs."""
