@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.backends.checks import rows_within
 from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, plan_msm, scan_block
@@ -170,16 +171,17 @@ def accumulate(
     group: str,
     tables: Tables,
     job: Job,
-    scalar_buf: Any,
+    scalars: tuple[Any, int],
     count: int,
     bases_buf: Any,
     offset: int,
 ) -> None:
     """Sort ``count`` points into buckets and add their bucket sums into ``tables.acc``: one accumulator per
-    window, or (a merged job, over shifted bases) one for all windows."""
+    window, or (a merged job, over shifted bases) one for all windows. ``scalars`` is (buffer, first row): the
+    points' scalars are ``count`` rows from there."""
     prog, u32 = program(group), np.uint32
     rows, nb, blocks, segments = job.rows, job.buckets, job.blocks, job.segments
-    digits = (scalar_buf, u32(count), u32(job.c), u32(job.windows), u32(job.merged))
+    digits = (scalars[0], u32(scalars[1]), u32(count), u32(job.c), u32(job.windows), u32(job.merged))
     ctx.fill_zero(tables.counts, rows * (nb + 1) * 4)
     ctx.launch(curve, prog, "msm_histogram", count, *digits, tables.counts)
     args = (u32(nb), u32(scan_block(nb)), u32(blocks), u32(rows))
@@ -223,17 +225,24 @@ def memory_key(array: np.ndarray) -> tuple[int, tuple[int, ...], tuple[int, ...]
 
 class Uploads:
     """The device copies of the scalar arrays of one call: the same memory (one array passed for two MSMs) is
-    uploaded once. The arrays are kept, so that no other array can take an address while its copy is in use."""
+    uploaded once, and a slice of the rows of an array already uploaded (z[k:] after z) is read from that copy.
+    The arrays are kept, so that no other array can take an address while its copy is in use."""
 
     def __init__(self, ctx: DeviceContext) -> None:
         self.ctx = ctx
         self._copies: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, Any]] = {}
 
-    def of(self, scalars: np.ndarray) -> Any:
+    def of(self, scalars: np.ndarray) -> tuple[Any, int]:
+        """(device buffer, first row) of ``scalars``."""
         key = memory_key(scalars)
-        if key not in self._copies:
-            self._copies[key] = (scalars, self.ctx.upload(scalars))
-        return self._copies[key][1]
+        if key in self._copies:
+            return self._copies[key][1], 0
+        for array, buf in self._copies.values():
+            if rows_within(scalars, array):
+                start = scalars.__array_interface__["data"][0] - array.__array_interface__["data"][0]
+                return buf, start // array.strides[0]
+        self._copies[key] = (scalars, self.ctx.upload(scalars))
+        return self._copies[key][1], 0
 
 
 def enqueue(
@@ -251,7 +260,7 @@ def enqueue(
     into buffers that the queue's order lets the next chunk reuse."""
     geometry = Geometry.of(curve, group)
     whole = job.chunk >= job.n
-    scalar_buf = uploads.of(scalars) if whole else ctx.buffer(job.chunk * SCALAR_BYTES)
+    scalar_buf, row = uploads.of(scalars) if whole else (ctx.buffer(job.chunk * SCALAR_BYTES), 0)
     pieces = bases.pieces if isinstance(bases, ResidentBases) else [(tables.staging, 0, job.n)]
     ctx.fill_zero(tables.acc, job.rows * geometry.xyzz_bytes)
     for buf, offset, first, count in _chunks(job.chunk, pieces):
@@ -261,7 +270,7 @@ def enqueue(
             ctx.write(buf, bases[first : first + count])
             ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
             offset = 0
-        accumulate(ctx, curve, group, tables, job, scalar_buf, count, buf, offset)
+        accumulate(ctx, curve, group, tables, job, (scalar_buf, row + first if whole else 0), count, buf, offset)
     out = ctx.buffer(geometry.base_bytes)
     ctx.launch(curve, program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(job.rows), np.uint32(job.c), out)
     return Pending(ctx.read_later(out, geometry.shape))

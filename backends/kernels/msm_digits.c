@@ -22,13 +22,16 @@ DEVICE u32 msm_digit(GLOBAL const limb_t *k, u32 t, u32 c, u32 *carry, bool *neg
   return (u32)(*negative ? ((u64)1 << c) - v : v);
 }
 
-/* merged = 0: window t's counts and entries are its own (row t, entries t·n …); merged = 1 (shifted bases, see
+/* The n points' scalars are rows row … row + n − 1 of `scalars` (a slice of an array uploaded once, or the rows of
+ * one piece of the bases).
+ * merged = 0: window t's counts and entries are its own (row t, entries t·n …); merged = 1 (shifted bases, see
  * msm.c): every window's pairs go to one row of buckets, and the entry of point i in window t is t·n + i, the index
  * of its base 2^(c·t)·P_i. */
-KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, u32 merged, GLOBAL u32 *counts) {
+KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 row, u32 n, u32 c, u32 windows, u32 merged,
+                          GLOBAL u32 *counts) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
-  GLOBAL const limb_t *k = scalars + (size_t)i * FR_N;
+  GLOBAL const limb_t *k = scalars + ((size_t)row + i) * FR_N;
   u32 stride = (1u << (c - 1)) + 1, carry = 0;
   bool negative;
   for (u32 t = 0; t < windows; t++) {
@@ -40,11 +43,11 @@ KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 window
 /* Entry: the base's index, with bit 31 set when the point enters its bucket negated. Only windows first … last − 1
  * are written (the carries of the ones below are recomputed): one launch per few rows keeps the rows being filled,
  * which take random writes, in the device's cache. */
-KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 n, u32 c, u32 windows, u32 merged, GLOBAL u32 *cursor,
-                        GLOBAL u32 *entries, u32 first, u32 last) {
+KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 row, u32 n, u32 c, u32 windows, u32 merged,
+                        GLOBAL u32 *cursor, GLOBAL u32 *entries, u32 first, u32 last) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
-  GLOBAL const limb_t *k = scalars + (size_t)i * FR_N;
+  GLOBAL const limb_t *k = scalars + ((size_t)row + i) * FR_N;
   u32 stride = (1u << (c - 1)) + 1, carry = 0;
   bool negative;
   for (u32 t = 0; t < min(windows, last); t++) {

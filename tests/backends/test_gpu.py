@@ -6,6 +6,7 @@ run. Device selection and planning: test_opencl_setup.py, test_cuda_setup.py.
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from functools import cache
 
@@ -151,6 +152,24 @@ def test_msm_every_window_gives_the_same_result(
 ) -> None:
     bases, values = bases_of(curve, "g1", 40), [rng.randrange(curve.r) for _ in range(40)]
     check_msm(backend, curve, "g1", bases, scalars_of(curve, values), window=window)
+
+
+def test_msm_over_bases_in_several_allocations_reads_each_pieces_scalars(
+    backend: DeviceBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Resident bases split over allocations (a device whose largest buffer holds 256 G2 points of BN254) under one
+    MSM whose scalars fit one buffer: each piece's points take their own rows of the scalars (they once all read
+    the first rows)."""
+    small = fresh(backend, shifted_bases=False, parallel_items=29)
+    monkeypatch.setattr(small.context, "info", dataclasses.replace(small.context.info, max_alloc=32768))
+    bases, logs = walk(BN254.name, "g2", 280)
+    rng = random.Random(11)
+    values = [rng.randrange(BN254.r) for _ in range(len(bases))]
+    handle = small.prepare_bases(BN254, "g2", bases)
+    assert [count for _, _, count in handle.payload.pieces] == [256, 24]
+    got = small.msm_prepared(handle, scalars_of(BN254, values), window=9)
+    expected = BN254.g2.generator * (sum(k * t for k, t in zip(values, logs, strict=True)) % BN254.r)
+    np.testing.assert_array_equal(got, limbs.point_to_limbs(BN254, "g2", expected))
 
 
 @pytest.mark.parametrize("window", [13, 17, 20])

@@ -105,7 +105,7 @@ def test_batch_queues_everything_then_reads(
 ) -> None:
     """A batch as the engine's (one scalar array for two MSMs, a view of it for a third) plus bases that are not
     prepared, explicit windows and an empty MSM: the reference's sums; every kernel queued before the first read;
-    z and k uploaded once each; each MSM's device time reported, summing to the call's."""
+    z and k uploaded once each (z[3:] read from z's copy); each MSM's device time reported, summing to the call's."""
     n = 24 if group == "g1" else 10
     bases = points(curve, group, n)
     handle, tail = backend.prepare_bases(curve, group, bases), backend.prepare_bases(curve, group, bases[3:])
@@ -124,6 +124,7 @@ def test_batch_queues_everything_then_reads(
     np.testing.assert_array_equal(got, np.stack(expected))
     assert spy.index("read") > spy.index("launch", last=True), "a result was read before every MSM was queued"
     assert spy.writes_of(z) == 1 and spy.writes_of(k) == 1
+    assert spy.writes_of(z[3:]) == 0, "z[3:] must be read from z's copy"
     seconds = backend.last_batch_seconds()
     assert seconds is not None and len(seconds) == len(batch)
     assert seconds[4] == 0.0 and all(s > 0 for i, s in enumerate(seconds) if i != 4)
