@@ -69,9 +69,26 @@ DEVICE ${g}_xyzz_t ${g}_mdbl(${g}_affine_t a) {
   return r;
 }
 
-/* P + A for an affine A (not infinity), madd-2008-s; P = A doubles, P = −A gives infinity. */
+/* P + A for an affine A (not infinity), madd-2008-s; P = A doubles, P = −A gives infinity. With CUZK_PAIRED_MUL
+ * (an experiment for the bucket kernel) its ten products go as five independent pairs, each one call. */
 DEVICE ${g}_xyzz_t ${g}_madd(${g}_xyzz_t p, ${g}_affine_t a) {
   if (${g}_is_infinity(p)) return ${g}_from_affine(a);
+#ifdef CUZK_PAIRED_MUL
+  ${f}_pair_t u = ${f}_mul2(a.x, p.zz, a.y, p.zzz);
+  ${f}_t pp = ${f}_sub(u.first, p.x);
+  ${f}_t rr = ${f}_sub(u.second, p.y);
+  if (${f}_is_zero(pp)) return ${f}_is_zero(rr) ? ${g}_mdbl(a) : ${g}_infinity();
+  ${f}_pair_t squares = ${f}_mul2(pp, pp, rr, rr);
+  ${f}_pair_t v = ${f}_mul2(pp, squares.first, p.x, squares.first); /* PPP, Q */
+  ${g}_xyzz_t r;
+  r.x = ${f}_sub(${f}_sub(squares.second, v.first), ${f}_dbl(v.second));
+  ${f}_pair_t y = ${f}_mul2(rr, ${f}_sub(v.second, r.x), p.y, v.first);
+  r.y = ${f}_sub(y.first, y.second);
+  ${f}_pair_t z = ${f}_mul2(p.zz, squares.first, p.zzz, v.first);
+  r.zz = z.first;
+  r.zzz = z.second;
+  return r;
+#else
   ${f}_t pp = ${f}_sub(${f}_mul(a.x, p.zz), p.x);
   ${f}_t rr = ${f}_sub(${f}_mul(a.y, p.zzz), p.y);
   if (${f}_is_zero(pp)) return ${f}_is_zero(rr) ? ${g}_mdbl(a) : ${g}_infinity();
@@ -84,6 +101,7 @@ DEVICE ${g}_xyzz_t ${g}_madd(${g}_xyzz_t p, ${g}_affine_t a) {
   r.zz = ${f}_mul(p.zz, pp2);
   r.zzz = ${f}_mul(p.zzz, ppp);
   return r;
+#endif
 }
 
 /* P + Q, add-2008-s; P = Q doubles, P = −Q gives infinity. */

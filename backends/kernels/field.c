@@ -78,8 +78,9 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
  * row's first chain. Bounds (p < R/2, so a_even, a_odd, p_even, p_odd < R/2): a row adds less than
  * 2^w·R − R to either half, which then held less than R after the shift, so each half stays below 2^w·R
  * (N + 1 limbs) and O's chains never carry out of limb N; the sum t is the usual CIOS one, below 2p at the end.
- * Kept out of line, one copy per program: inlined it multiplies GPU compile times (BLS12-381's G2 MSM program: 8
- * minutes with nvcc) and made the H200's G1 MSMs 1.3–3.4× slower (2^18–2^24; the NTT unchanged). */
+ * The body is inlined only into the out-of-line ${f}_mul and ${f}_mul2, one copy each per program: inlined
+ * everywhere it multiplies GPU compile times (BLS12-381's G2 MSM program: 8 minutes with nvcc) and made the H200's
+ * G1 MSMs 1.3–3.4× slower (2^18–2^24; the NTT unchanged). */
 #if ${F}_N % 2 != 0
 #error "the even/odd multiplication needs an even number of limbs"
 #endif
@@ -109,7 +110,7 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
     O[${F}_N] = madc_hi(x, y[${F}_N - 1], O[${F}_N], &cc);            \
   } while (0)
 
-DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
+DEVICE ${f}_t ${f}_mul_body(${f}_t a, ${f}_t b) {
   const limb_t p[${F}_N] = ${F}_P;
   limb_t e[${F}_N + 1], o[${F}_N + 1], cc;
   /* row 0: t = a·b_0, the products side by side with nothing to carry */
@@ -143,6 +144,19 @@ DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) {
   UNROLL for (int j = 0; j < ${F}_N - 1; j++) r.l[j] = addc_cc(e[j + 1], o[j + 1], &cc);
   r.l[${F}_N - 1] = addc(e[${F}_N], o[${F}_N], &cc);
   return ${f}_reduce(r);
+}
+
+DEVICE_NOINLINE ${f}_t ${f}_mul(${f}_t a, ${f}_t b) { return ${f}_mul_body(a, b); }
+
+/* Two independent products in one call: the compiler interleaves their carry chains, which doubles the work in
+ * flight for a thread that has little else to run (CUZK_PAIRED_MUL's bucket kernel). */
+typedef struct { ${f}_t first, second; } ${f}_pair_t;
+
+DEVICE_NOINLINE ${f}_pair_t ${f}_mul2(${f}_t a1, ${f}_t b1, ${f}_t a2, ${f}_t b2) {
+  ${f}_pair_t r;
+  r.first = ${f}_mul_body(a1, b1);
+  r.second = ${f}_mul_body(a2, b2);
+  return r;
 }
 
 #undef ${F}_CHAIN_EVEN

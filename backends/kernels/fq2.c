@@ -53,6 +53,16 @@ DEVICE fq2_t fq2_mul(fq2_t a, fq2_t b) {
   return r;
 }
 
+/* Two products, as fq_mul2's callers use it (here simply one after the other). */
+typedef struct { fq2_t first, second; } fq2_pair_t;
+
+DEVICE fq2_pair_t fq2_mul2(fq2_t a1, fq2_t b1, fq2_t a2, fq2_t b2) {
+  fq2_pair_t r;
+  r.first = fq2_mul(a1, b1);
+  r.second = fq2_mul(a2, b2);
+  return r;
+}
+
 /* (a0 + a1u)² = (a0 + a1)(a0 − a1) + 2a0a1·u: 2 multiplications. */
 DEVICE fq2_t fq2_sqr(fq2_t a) {
   fq2_t r;

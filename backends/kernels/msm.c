@@ -45,7 +45,14 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
   GLOBAL const u32 *list = entries + (size_t)t * n;
   u32 units = row[nb] + nb, per = (units + segments - 1) / segments;
   u32 first = min(units, s * per), end = min(units, first + per);
-  ${g}_xyzz_t running = ${g}_infinity(), total = ${g}_infinity();
+#ifdef CUZK_PAIRED_MUL /* the total in the work-item's own output slot, its registers left to the paired products */
+#define ${G}_TOTAL partial[id]
+#else
+  ${g}_xyzz_t total;
+#define ${G}_TOTAL total
+#endif
+  ${g}_xyzz_t running = ${g}_infinity();
+  ${G}_TOTAL = ${g}_infinity();
   u32 e = 1;
   if (first < end) {
     u32 j = msm_bucket_at(row, nb, end - 1);
@@ -60,7 +67,7 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
         if (entry >> 31) a.y = ${f}_neg(a.y);
         running = ${g}_madd(running, a);
       }
-      if (start >= first) total = ${g}_add(total, running);
+      if (start >= first) ${G}_TOTAL = ${g}_add(${G}_TOTAL, running);
       if (start <= first) {
         e = start >= first ? j : j + 1;
         break;
@@ -68,7 +75,8 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
       j--;
     }
   }
-  partial[id] = ${g}_add(total, ${g}_mul_small(running, e - 1));
+  partial[id] = ${g}_add(${G}_TOTAL, ${g}_mul_small(running, e - 1));
+#undef ${G}_TOTAL
 }
 
 /* One level of a tree sum over the first `count` segments of every window: partial[t][s] += partial[t][s + stride]

@@ -175,12 +175,14 @@ static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((un
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed: the CUDA source is not syntax-checked")
+@pytest.mark.parametrize("define", ["", "CUZK_PAIRED_MUL"])
 @pytest.mark.parametrize("program", list(PROGRAMS))
-def test_cuda_source_is_valid_cplusplus(curve: Curve, program: str, tmp_path: Path) -> None:
-    """No nvcc in CI: g++ checks the CUDA variant's syntax and types, with CUDA's names stubbed by a shim."""
+def test_cuda_source_is_valid_cplusplus(curve: Curve, program: str, define: str, tmp_path: Path) -> None:
+    """No nvcc in CI: g++ checks the CUDA variant's syntax and types, with CUDA's names stubbed by a shim (also the
+    build with CUZK_PAIRED_MUL, the bucket kernel's experiment)."""
     (tmp_path / "shim.h").write_text(CUDA_SHIM)
     src = tmp_path / f"{program}.cu"
-    src.write_text(generate(curve, CUDA, program))
+    src.write_text((f"#define {define}\n" if define else "") + generate(curve, CUDA, program))
     cmd = ["g++", "-fsyntax-only", "-Wall", "-Wno-unknown-pragmas", "-x", "c++", "-include", "shim.h", src.name]
     done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[:4000]

@@ -1,6 +1,10 @@
-"""The OpenCL prelude's path for devices without 128-bit integers (GPUs: carries from comparisons, products'
-high halves from mul_hi), run on PoCL by building the programs with CUZK_NO_INT128: field operations and a G1 MSM
-equal the reference's. PoCL itself takes the 128-bit path, which every other OpenCL test covers."""
+"""Build variants of the OpenCL programs, run on PoCL: field operations and MSMs equal the reference's.
+
+- CUZK_NO_INT128: the prelude's path for devices without 128-bit integers (GPUs: carries from comparisons, products'
+  high halves from mul_hi). PoCL itself takes the 128-bit path, which every other OpenCL test covers.
+- CUZK_PAIRED_MUL: the bucket kernel's experiment for CUDA (a mixed addition's products in independent pairs, the
+  running total in the work-item's output slot), the same source on every API.
+"""
 
 from __future__ import annotations
 
@@ -15,15 +19,17 @@ from cuzk.backends.opencl import device as opencl_device
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import Curve
 
+VARIANTS = ["CUZK_NO_INT128", "CUZK_PAIRED_MUL"]
 
-@pytest.fixture(scope="module")
-def portable() -> Iterator[OpenCLBackend]:
-    generate = opencl_device.generate
+
+@pytest.fixture(scope="module", params=VARIANTS)
+def portable(request: pytest.FixtureRequest) -> Iterator[OpenCLBackend]:
+    generate, define = opencl_device.generate, request.param
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(
             opencl_device,
             "generate",
-            lambda curve, api, program: "#define CUZK_NO_INT128\n" + generate(curve, api, program),
+            lambda curve, api, program: f"#define {define}\n" + generate(curve, api, program),
         )
         backend = OpenCLBackend()
         if not backend.is_available():
@@ -33,7 +39,7 @@ def portable() -> Iterator[OpenCLBackend]:
 
 @pytest.mark.parametrize("op", ["add", "sub", "mul"])
 @pytest.mark.parametrize("field", ["fq", "fr"])
-def test_field_operations_without_int128(portable: OpenCLBackend, curve: Curve, field: str, op: str) -> None:
+def test_field_operations_of_the_variant(portable: OpenCLBackend, curve: Curve, field: str, op: str) -> None:
     rng = random.Random(f"{curve.name}{field}{op}")
     p = curve.q if field == "fq" else curve.r
     width = -(-p.bit_length() // 64)
@@ -45,10 +51,16 @@ def test_field_operations_without_int128(portable: OpenCLBackend, curve: Curve, 
     assert (got == want).all()
 
 
-def test_g1_msm_without_int128(portable: OpenCLBackend, curve: Curve) -> None:
-    rng = random.Random(curve.name)
-    g = limbs.group_of(curve, "g1").generator
-    points = [g * rng.randrange(1, curve.r) for _ in range(12)]
-    bases = limbs.points_to_limbs(curve, "g1", points)
-    scalars = limbs.ints_to_limbs([rng.randrange(curve.r) for _ in range(12)], limbs.FR_LIMBS)
-    assert (portable.msm(curve, "g1", bases, scalars) == ReferenceBackend().msm(curve, "g1", bases, scalars)).all()
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_msm_of_the_variant(portable: OpenCLBackend, curve: Curve, group: str) -> None:
+    """Random points, and pairs that meet in one bucket as P + P (a doubling) and P + (−P) (the identity)."""
+    rng = random.Random(f"{curve.name}{group}")
+    g = limbs.group_of(curve, group).generator
+    points = [g * rng.randrange(1, curve.r) for _ in range(10)]
+    points += [points[0], -points[1]]
+    bases = limbs.points_to_limbs(curve, group, points)
+    values = [rng.randrange(curve.r) for _ in range(10)]
+    values += [values[0], values[1]]
+    scalars = limbs.ints_to_limbs(values, limbs.FR_LIMBS)
+    want = ReferenceBackend().msm(curve, group, bases, scalars)
+    assert (portable.msm(curve, group, bases, scalars) == want).all()
