@@ -41,6 +41,7 @@ from cuzk.backends.checks import (
 )
 from cuzk.backends.errors import (
     BackendInputError,
+    BackendOutputError,
     BackendUnavailableError,
     CapabilityMissingError,
     InputSizeMismatchError,
@@ -60,7 +61,8 @@ MSM_BATCH = "msm_batch"  # msm_batch: several MSMs of one group in one call (one
 COMPUTE_H = "compute_h"  # compute_h: the QAP quotient H fused on the device (NTTs and pointwise products)
 WINDOW = "window"  # the window= argument is honoured exactly (without it, window is a hint and may be ignored)
 FIELD_OPS = "field_ops"  # field_op: element-wise Fr/Fq arithmetic, for the conformance field vectors
-CAPABILITIES = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+KEPT_H = "kept_h"  # compute_h_kept: H left on the device, as scalars for msm_prepared/msm_batch (no round trip)
+CAPABILITIES = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_H})
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
 UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
@@ -74,6 +76,20 @@ class PreparedBases:
     backend: str
     curve: Curve
     group: limbs.GroupName
+    n: int
+    payload: Any
+
+    def __len__(self) -> int:
+        return self.n
+
+
+@dataclass(frozen=True, eq=False)
+class KeptScalars:
+    """Scalars a backend made and kept where it computes (the quotient H of ``compute_h_kept``), to be passed as the
+    scalars of its own ``msm_prepared``/``msm_batch`` without a trip through the host; ``payload`` is the backend's."""
+
+    backend: str
+    curve: Curve
     n: int
     payload: Any
 
@@ -170,6 +186,18 @@ class SupportsComputeH(Protocol):
 
 
 @runtime_checkable
+class SupportsKeptH(Protocol):
+    """Capability KEPT_H (with COMPUTE_H and PREPARED_BASES or MSM_BATCH): the MSM methods also take the result as
+    scalars."""
+
+    def compute_h_kept(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> KeptScalars:
+        """``compute_h``'s scalars, left with the backend (same checks, same errors)."""
+        ...
+
+
+@runtime_checkable
 class SupportsFieldOps(Protocol):
     """Capability FIELD_OPS."""
 
@@ -253,10 +281,12 @@ class BackendBase:
         check_points(c, g, bases)
         return PreparedBases(self.name, c, g, len(bases), self._prepare_bases(c, g, bases))
 
-    def msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, *, window: int | None = None) -> np.ndarray:
+    def msm_prepared(
+        self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, *, window: int | None = None
+    ) -> np.ndarray:
         self._require(PREPARED_BASES)
         self._check_handle(handle)
-        check_scalars(handle.curve, scalars)
+        self._check_scalars(handle.curve, scalars, "scalars")
         if len(scalars) != handle.n:
             raise InputSizeMismatchError(f"{len(scalars)} rows for {handle.n} prepared bases", array="scalars")
         result = self._msm_prepared(handle, scalars, check_window(window))
@@ -267,7 +297,7 @@ class BackendBase:
         curve: CurveLike,
         group: str,
         bases: Sequence[np.ndarray | PreparedBases],
-        scalars: Sequence[np.ndarray],
+        scalars: Sequence[np.ndarray | KeptScalars],
         *,
         windows: Sequence[int | None] | None = None,
     ) -> np.ndarray:
@@ -287,7 +317,7 @@ class BackendBase:
             else:
                 check_points(c, g, b, f"bases[{j}]")
             if not any(rows_within(s, earlier) for earlier in scalars[:j]):
-                check_scalars(c, s, f"scalars[{j}]")
+                self._check_scalars(c, s, f"scalars[{j}]")
             if len(b) != len(s):
                 raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
         result = self._msm_batch(c, g, list(bases), list(scalars), wins)
@@ -296,6 +326,25 @@ class BackendBase:
     def compute_h(
         self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
     ) -> np.ndarray:
+        cv, shape = self._check_h(curve, a, b, c, reduction)
+        return check_output(self.name, "compute_h", self._compute_h(cv, a, b, c, reduction), shape)
+
+    def compute_h_kept(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> KeptScalars:
+        self._require(KEPT_H)
+        cv, shape = self._check_h(curve, a, b, c, reduction)
+        kept = self._compute_h_kept(cv, a, b, c, reduction)
+        if not isinstance(kept, KeptScalars) or kept.backend != self.name or len(kept) != shape[0]:
+            raise BackendOutputError(
+                f"backend {self.name!r}: compute_h_kept returned {kept!r}, expected {shape[0]} rows"
+            )
+        return kept
+
+    def _check_h(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str
+    ) -> tuple[Curve, tuple[int, int]]:
+        """The checks of compute_h's inputs: the curve and the result's shape."""
         cv = self._ready(curve, COMPUTE_H)
         for name, array in (("a", a), ("b", b), ("c", c)):
             check_scalars(cv, array, name)
@@ -309,8 +358,7 @@ class BackendBase:
         check_domain(cv, n, "a")
         if reduction == "circom":
             check_domain(cv, 2 * n, "a (the circom reduction needs the 2n-point domain)")
-        shape = (n - 1, 4) if reduction == "libsnark" else (n, 4)
-        return check_output(self.name, "compute_h", self._compute_h(cv, a, b, c, reduction), shape)
+        return cv, ((n - 1, 4) if reduction == "libsnark" else (n, 4))
 
     def field_op(
         self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
@@ -366,6 +414,9 @@ class BackendBase:
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
         raise NotImplementedError
 
+    def _compute_h_kept(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> KeptScalars:
+        raise NotImplementedError
+
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
@@ -385,6 +436,15 @@ class BackendBase:
         self._require(capability)
         return resolve_curve(curve)
 
+    def _check_scalars(self, curve: Curve, scalars: object, name: str) -> None:
+        """check_scalars, or for KeptScalars: this backend's, of this curve (made and checked by it)."""
+        if not isinstance(scalars, KeptScalars):
+            check_scalars(curve, scalars, name)
+        elif scalars.backend != self.name or KEPT_H not in self.capabilities:
+            raise BackendInputError(f"kept by backend {scalars.backend!r}, cannot be used by {self.name!r}", array=name)
+        elif scalars.curve is not curve:
+            raise BackendInputError(f"kept for {scalars.curve.name}, not {curve.name}", array=name)
+
     def _check_handle(self, handle: object, name: str = "handle") -> None:
         if not isinstance(handle, PreparedBases):
             raise InputTypeError(f"expected PreparedBases, got {type(handle).__name__}", array=name)
@@ -399,6 +459,7 @@ __all__ = [
     "CAPABILITIES",
     "COMPUTE_H",
     "FIELD_OPS",
+    "KEPT_H",
     "MSM_BATCH",
     "PREPARED_BASES",
     "REDUCTIONS",
@@ -407,9 +468,11 @@ __all__ = [
     "Backend",
     "BackendBase",
     "CurveLike",
+    "KeptScalars",
     "PreparedBases",
     "SupportsComputeH",
     "SupportsFieldOps",
+    "SupportsKeptH",
     "SupportsMsmBatch",
     "SupportsPreparedBases",
     "backend_priority",

@@ -45,7 +45,15 @@ import numpy as np
 
 from cuzk.backend_call import timed_call
 from cuzk.backends import limbs
-from cuzk.backends.protocol import COMPUTE_H, MSM_BATCH, PREPARED_BASES, Backend, has_capability
+from cuzk.backends.protocol import (
+    COMPUTE_H,
+    KEPT_H,
+    MSM_BATCH,
+    PREPARED_BASES,
+    Backend,
+    KeptScalars,
+    has_capability,
+)
 from cuzk.backends.registry import get_backend
 from cuzk.errors import ProofSelfCheckError
 from cuzk.formats.points import PointTable
@@ -174,7 +182,7 @@ class Prover:
         """Run one backend call, recorded at the backend and internal levels (:func:`cuzk.backend_call.timed_call`)."""
         return timed_call(self.recorder, backend, name, call, parts)
 
-    def _msm(self, name: str, key: str, group: str, scalars: np.ndarray) -> np.ndarray:
+    def _msm(self, name: str, key: str, group: str, scalars: np.ndarray | KeptScalars) -> np.ndarray:
         """One MSM of the proof on its backend; ``scalars`` are (n, 4) canonical limbs; the result stays limbs."""
         backend = self._backend_for(group)
         with self.recorder.span(name, group=group, n=len(scalars)):
@@ -189,7 +197,7 @@ class Prover:
                 backend, name, lambda: backend.msm(self.curve, group, bases, scalars, window=self.window)
             )
 
-    def _msms_g1(self, scalars: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    def _msms_g1(self, scalars: dict[str, np.ndarray | KeptScalars]) -> dict[str, np.ndarray]:
         """The four G1 MSMs of the proof (A, B_G1, L, H), by key: one ``msm_batch`` call with ``batch``, else one
         call each."""
         g1 = [(name, key) for name, key, group, _ in MSMS if group == "g1"]
@@ -218,19 +226,18 @@ class Prover:
             )
             return limbs.limbs_to_fr(self.curve, out)
 
-    def _h(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    def _h(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray | KeptScalars:
         """The h_query scalars as (m, 4) limbs from the (n, 4) limbs of A·z, B·z, C·z on the domain: by the
-        backend's fused compute_h, or by the reference's witness map over the backend's NTTs."""
+        backend's fused compute_h, or by the reference's witness map over the backend's NTTs. A backend with KEPT_H
+        keeps them for the H MSM (no trip through the host)."""
         if not has_capability(self.backend, COMPUTE_H):
             fr = [limbs.limbs_to_fr(self.curve, v) for v in (a, b, c)]
             return limbs.fr_to_limbs(self.curve, witness_map(*fr, self.pk.reduction, ntt=self._ntt))
+        backend, reduction = self.backend, self.pk.reduction.value
+        keep = has_capability(backend, KEPT_H) and (self.batch or has_capability(backend, PREPARED_BASES))
+        compute = backend.compute_h_kept if keep else backend.compute_h  # type: ignore[attr-defined]
         with self.recorder.span("compute_h", n=len(a)):
-            reduction = self.pk.reduction.value
-            return self._timed_call(
-                self.backend,
-                "compute_h",
-                lambda: self.backend.compute_h(self.curve, a, b, c, reduction=reduction),  # type: ignore[attr-defined]
-            )
+            return self._timed_call(backend, "compute_h", lambda: compute(self.curve, a, b, c, reduction=reduction))
 
     def _combine(self, name: str, group: str, sums: list[tuple[list[np.ndarray], list[int]]]) -> list[np.ndarray]:
         """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points (one affine point each)
@@ -366,7 +373,7 @@ class Prover:
             b_g2: Future[np.ndarray] | None = None
             if self.g2_in_parallel:  # started first: the longest MSM, on its own thread
                 b_g2 = pool.submit(self._b_g2, z, s)
-            scalars = {"a": z, "b_g1": z, "l": z[self.pk.num_inputs :]}
+            scalars: dict[str, np.ndarray | KeptScalars] = {"a": z, "b_g1": z, "l": z[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(a, b, c)
             sums = self._msms_g1(scalars)

@@ -248,7 +248,9 @@ class CudaContext(BufferHelpers):
             with self._on():
                 self.cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, nbytes, self.stream.ptr)
 
-    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
+    def read_later(
+        self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64, offset: int = 0
+    ) -> Finish[np.ndarray]:
         """Queue the copy into pinned memory (when the host grants it; else the copy is made now, waiting for the
         stream); the Finish waits for it and moves the bytes into the array it returns."""
         out = np.empty(shape, dtype=dtype)
@@ -258,9 +260,9 @@ class CudaContext(BufferHelpers):
         with self._on():
             pinned = self._pinned(out.nbytes)
             if pinned is None:
-                buf[: out.nbytes].get(stream=self.stream, out=raw)
+                buf[offset : offset + out.nbytes].get(stream=self.stream, out=raw)
                 return ready(out)
-            buf[: out.nbytes].get(stream=self.stream, out=pinned, blocking=False)
+            buf[offset : offset + out.nbytes].get(stream=self.stream, out=pinned, blocking=False)
             copied = self.cp.cuda.Event(disable_timing=True)
             copied.record(self.stream)
 

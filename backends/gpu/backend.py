@@ -31,16 +31,18 @@ from cuzk.backends.gpu import bases as device_bases
 from cuzk.backends.gpu import fixed_base, msm_batch
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
-from cuzk.backends.gpu.context import DeviceContext, Finish, SelectionError, ready
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
     COMPUTE_H,
     FIELD_OPS,
+    KEPT_H,
     MSM_BATCH,
     PREPARED_BASES,
     WINDOW,
     BackendBase,
+    KeptScalars,
     PreparedBases,
     check_group,
 )
@@ -64,7 +66,7 @@ class DeviceBackend(BackendBase):
     doubling between windows, for W times the memory of the bases.
     """
 
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_H, WINDOW, FIELD_OPS})
 
     def __init__(
         self,
@@ -237,13 +239,11 @@ class DeviceBackend(BackendBase):
             )
         return handle.payload
 
-    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
-        resident = self._resident_bases(handle)
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, window: int | None) -> np.ndarray:
+        resident, k = self._resident_bases(handle), _on_device(scalars)
         curve, group, options = handle.curve, handle.group, self._msm_options()
         return self._call(
-            lambda ctx: (
-                msm_device.queue_msm(ctx, curve, group, scalars, resident, window, self._memory(), **options).read
-            )
+            lambda ctx: msm_device.queue_msm(ctx, curve, group, k, resident, window, self._memory(), **options).read
         )
 
     def _msm_batch(
@@ -251,7 +251,7 @@ class DeviceBackend(BackendBase):
         curve: Curve,
         group: str,
         bases: list[np.ndarray | PreparedBases],
-        scalars: list[np.ndarray],
+        scalars: list[np.ndarray | KeptScalars],
         windows: list[int | None],
     ) -> np.ndarray:
         """Every MSM queued before any result is read (see :func:`~cuzk.backends.gpu.msm.msm_batch`); the device
@@ -259,7 +259,7 @@ class DeviceBackend(BackendBase):
         sources = [
             self._resident_bases(b, f"bases[{j}]") if isinstance(b, PreparedBases) else b for j, b in enumerate(bases)
         ]
-        items = list(zip(scalars, sources, windows, strict=True))
+        items = list(zip([_on_device(k) for k in scalars], sources, windows, strict=True))
 
         def queue(ctx: DeviceContext) -> Finish[np.ndarray]:
             trace = ctx.trace
@@ -289,6 +289,15 @@ class DeviceBackend(BackendBase):
             lambda ctx: ntt_device.queue_compute_h(ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory())
         )
 
+    def _compute_h_kept(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> KeptScalars:
+        kept = self._call(
+            lambda ctx: ntt_device.queue_compute_h(
+                ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory(), keep=True
+            )
+        )
+        assert isinstance(kept, DeviceScalars)
+        return KeptScalars(self.name, curve, kept.rows, kept)
+
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         if op == "inverse" and len(a) and not a.any(axis=1).all():
             row = int(np.argmin(a.any(axis=1)))
@@ -307,6 +316,11 @@ class DeviceBackend(BackendBase):
             return ctx.read_later(out, a.shape)
 
         return self._call(queue)
+
+
+def _on_device(scalars: np.ndarray | KeptScalars) -> msm_device.Scalars:
+    """The scalars as the MSM driver takes them: an array, or the device buffer a KeptScalars holds."""
+    return scalars.payload if isinstance(scalars, KeptScalars) else scalars
 
 
 __all__ = ["DeviceBackend"]

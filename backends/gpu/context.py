@@ -33,6 +33,22 @@ def ready(value: T) -> Finish[T]:
     return lambda: value
 
 
+@dataclass(frozen=True)
+class DeviceScalars:
+    """``rows`` canonical Fr scalars left in a device buffer (the payload of the protocol's KeptScalars): the same
+    bytes as an upload of the (rows, 4) limb array would hold, on both APIs."""
+
+    context: Any  # the DeviceContext whose buffer it is
+    buffer: Any
+    rows: int
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def to_host(self) -> np.ndarray:
+        return self.context.read(self.buffer, (self.rows, 4))
+
+
 class SelectionError(Exception):
     """Why no device could be chosen (becomes the backend's unavailable_reason)."""
 
@@ -75,8 +91,11 @@ class DeviceContext(Protocol):
 
     def fill_zero(self, buf: Any, nbytes: int) -> None: ...
 
-    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
-        """Queue the copy of the buffer's first bytes into a new host array of ``shape``; the Finish waits for it."""
+    def read_later(
+        self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64, offset: int = 0
+    ) -> Finish[np.ndarray]:
+        """Queue the copy of the buffer's bytes from ``offset`` into a new host array of ``shape``; the Finish waits
+        for it."""
         ...
 
     def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray: ...
@@ -100,7 +119,9 @@ class BufferHelpers:
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         raise NotImplementedError
 
-    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
+    def read_later(
+        self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64, offset: int = 0
+    ) -> Finish[np.ndarray]:
         raise NotImplementedError
 
     def read(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
@@ -127,4 +148,4 @@ class BufferHelpers:
         return self._dummy
 
 
-__all__ = ["BufferHelpers", "DeviceContext", "DeviceInfo", "Finish", "SelectionError", "ready"]
+__all__ = ["BufferHelpers", "DeviceContext", "DeviceInfo", "DeviceScalars", "Finish", "SelectionError", "ready"]

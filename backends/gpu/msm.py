@@ -21,8 +21,9 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends.checks import rows_within
+from cuzk.backends.errors import BackendInputError
 from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
-from cuzk.backends.gpu.context import DeviceContext, Finish, ready
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, ready
 from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, plan_msm, scan_block
 from cuzk.reference.curves import Curve
 
@@ -218,9 +219,19 @@ class Pending:
         return self.finish()
 
 
-def memory_key(array: np.ndarray) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+Scalars = np.ndarray | DeviceScalars  # limbs on the host, or left on the device by an earlier call
+
+
+def memory_key(array: Scalars) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     """What makes two scalar arrays the same on the device: their memory (address, shape, strides)."""
+    if isinstance(array, DeviceScalars):
+        return id(array.buffer), (array.rows,), ()
     return array.__array_interface__["data"][0], array.shape, array.strides
+
+
+def host_bytes(scalars: Scalars) -> int:
+    """Device bytes an upload of ``scalars`` takes (none for scalars already there)."""
+    return 0 if isinstance(scalars, DeviceScalars) else int(scalars.nbytes)
 
 
 class Uploads:
@@ -230,10 +241,16 @@ class Uploads:
 
     def __init__(self, ctx: DeviceContext) -> None:
         self.ctx = ctx
-        self._copies: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, Any]] = {}
+        self._copies: dict[tuple[int, tuple[int, ...], tuple[int, ...]], tuple[np.ndarray, Any]] = {}  # host arrays
 
-    def of(self, scalars: np.ndarray) -> tuple[Any, int]:
+    def of(self, scalars: Scalars) -> tuple[Any, int]:
         """(device buffer, first row) of ``scalars``."""
+        if isinstance(scalars, DeviceScalars):
+            if scalars.context is not self.ctx:
+                raise BackendInputError(
+                    "kept by another device context: use the backend that made them", array="scalars"
+                )
+            return scalars.buffer, 0
         key = memory_key(scalars)
         if key in self._copies:
             return self._copies[key][1], 0
@@ -251,7 +268,7 @@ def enqueue(
     group: str,
     job: Job,
     tables: Tables,
-    scalars: np.ndarray,
+    scalars: Scalars,
     bases: ResidentBases | np.ndarray,
     uploads: Uploads,
 ) -> Pending:
@@ -260,11 +277,14 @@ def enqueue(
     into buffers that the queue's order lets the next chunk reuse."""
     geometry = Geometry.of(curve, group)
     whole = job.chunk >= job.n
+    if not whole and isinstance(scalars, DeviceScalars):  # chunks are written from the host (memory is short)
+        scalars = scalars.to_host()
     scalar_buf, row = uploads.of(scalars) if whole else (ctx.buffer(job.chunk * SCALAR_BYTES), 0)
     pieces = bases.pieces if isinstance(bases, ResidentBases) else [(tables.staging, 0, job.n)]
     ctx.fill_zero(tables.acc, job.rows * geometry.xyzz_bytes)
     for buf, offset, first, count in _chunks(job.chunk, pieces):
         if not whole:
+            assert isinstance(scalars, np.ndarray)
             ctx.write(scalar_buf, scalars[first : first + count])
         if not isinstance(bases, ResidentBases):  # this chunk's bases, at the start of the staging buffer
             ctx.write(buf, bases[first : first + count])
@@ -280,7 +300,7 @@ def queue_msm(
     ctx: DeviceContext,
     curve: Curve,
     group: str,
-    scalars: np.ndarray,
+    scalars: Scalars,
     bases: ResidentBases | np.ndarray,
     window: int | None,
     memory: Memory,
@@ -303,7 +323,7 @@ def msm(
     ctx: DeviceContext,
     curve: Curve,
     group: str,
-    scalars: np.ndarray,
+    scalars: Scalars,
     bases: ResidentBases | np.ndarray,
     window: int | None,
     memory: Memory,
@@ -319,10 +339,12 @@ def msm(
 __all__ = [
     "Job",
     "Pending",
+    "Scalars",
     "Tables",
     "Uploads",
     "accumulate",
     "enqueue",
+    "host_bytes",
     "memory_key",
     "msm",
     "plan",

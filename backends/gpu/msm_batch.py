@@ -15,11 +15,11 @@ import numpy as np
 from cuzk.backends.gpu.bases import Geometry, ResidentBases
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.gpu.msm import Job, Pending, Tables, Uploads, enqueue, memory_key, msm, plan
+from cuzk.backends.gpu.msm import Job, Pending, Scalars, Tables, Uploads, enqueue, host_bytes, memory_key, msm, plan
 from cuzk.backends.gpu.plan import Memory
 from cuzk.reference.curves import Curve
 
-BatchItem = tuple[np.ndarray, ResidentBases | np.ndarray, int | None]  # scalars, bases, window
+BatchItem = tuple[Scalars, ResidentBases | np.ndarray, int | None]  # scalars, bases, window
 
 
 def plan_batch(
@@ -36,7 +36,7 @@ def plan_batch(
     chunk, all over one set of :class:`Tables`, with every distinct scalar array and every result on the device at
     once. None when that does not fit ``memory``: the MSMs then run one after another, each with all of it."""
     geometry = Geometry.of(curve, group)
-    distinct = {memory_key(scalars): scalars.nbytes for scalars, _, _ in items}
+    distinct = {memory_key(scalars): host_bytes(scalars) for scalars, _, _ in items}
     held = sum(distinct.values()) + len(items) * geometry.base_bytes
     if held >= memory.budget or max(distinct.values(), default=0) > memory.max_alloc:
         return None

@@ -12,17 +12,19 @@ the device from the emitted roots and kept in a small cache, so repeated transfo
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.gpu.context import DeviceContext, Finish, ready
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.kernels import curve_constants
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import UnsatisfiedConstraintError
+
+T = TypeVar("T")
 
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
@@ -169,9 +171,12 @@ def queue_compute_h(
     c: np.ndarray,
     reduction: str,
     memory: Memory,
-) -> Finish[np.ndarray]:
+    *,
+    keep: bool = False,
+) -> Finish[np.ndarray] | Finish[DeviceScalars]:
     """Queue the reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol); the
-    Finish raises UnsatisfiedConstraintError when the quotient does not divide."""
+    Finish raises UnsatisfiedConstraintError when the quotient does not divide. With ``keep`` the result stays on
+    the device (DeviceScalars), and only libsnark's last coefficient is read, for that check."""
     n = len(a)
     check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
     log_n = n.bit_length() - 1
@@ -187,17 +192,25 @@ def queue_compute_h(
     factor_buf = _montgomery_scalar(ctx, curve, fr.to_montgomery(factor))  # f·R², see fr_qap_combine
     ctx.launch(curve, "ntt", "fr_qap_combine", n, bufs[0], bufs[1], bufs[2], bufs[0], np.uint32(n), factor_buf)
     if reduction == "circom":
-        return ctx.read_later(bufs[0], (n, limbs.FR_LIMBS))
+        return ready(DeviceScalars(ctx, bufs[0], n)) if keep else ctx.read_later(bufs[0], (n, limbs.FR_LIMBS))
     transform(ctx, curve, tables, bufs[0], tmp, log_n, inverse=True, store=(COSET_INV, True))
+    if keep:
+        last = ctx.read_later(tmp, (1, limbs.FR_LIMBS), offset=(n - 1) * FR_BYTES)
+        return lambda: _divided(last(), DeviceScalars(ctx, tmp, n - 1))
     read = ctx.read_later(tmp, (n, limbs.FR_LIMBS))
 
     def finish() -> np.ndarray:
         h = read()
-        if h[n - 1].any():
-            raise UnsatisfiedConstraintError(NOT_DIVISIBLE)
-        return h[: n - 1]
+        return _divided(h[n - 1 :], h[: n - 1])
 
     return finish
+
+
+def _divided(last: np.ndarray, result: T) -> T:
+    """``result``, once the quotient's last coefficient h_(n−1) is seen to be 0 (else the QAP does not divide)."""
+    if last.any():
+        raise UnsatisfiedConstraintError(NOT_DIVISIBLE)
+    return result
 
 
 __all__ = ["Tables", "check_memory", "passes", "queue_compute_h", "queue_ntt", "transform"]

@@ -196,11 +196,13 @@ class OpenCLContext(BufferHelpers):
         if nbytes:
             self.cl.enqueue_fill_buffer(self.queue, buf, np.uint32(0), 0, nbytes)
 
-    def read_later(self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64) -> Finish[np.ndarray]:
+    def read_later(
+        self, buf: Any, shape: tuple[int, ...], dtype: Any = np.uint64, offset: int = 0
+    ) -> Finish[np.ndarray]:
         out = np.empty(shape, dtype=dtype)
         if not out.nbytes:
             return ready(out)
-        copied = self.cl.enqueue_copy(self.queue, out, buf, is_blocking=False)
+        copied = self.cl.enqueue_copy(self.queue, out, buf, src_offset=offset, is_blocking=False)
 
         def finish() -> np.ndarray:
             copied.wait()

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.errors import BackendInputError
+from cuzk.backends.errors import BackendInputError, CapabilityMissingError
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.opencl import OpenCLBackend
@@ -369,6 +369,39 @@ def test_compute_h_rejects_an_unsatisfied_qap(backend: DeviceBackend, curve: Cur
         REFERENCE.compute_h(curve, a, b, c, reduction="libsnark")
     with pytest.raises(UnsatisfiedConstraintError, match="not divisible"):
         backend.compute_h(curve, a, b, c, reduction="libsnark")
+    with pytest.raises(UnsatisfiedConstraintError, match="not divisible"):
+        backend.compute_h_kept(curve, a, b, c, reduction="libsnark")
+
+
+@pytest.mark.parametrize("reduction", ["libsnark", "circom"])
+def test_kept_h_is_the_msms_scalars(
+    backend: DeviceBackend, curve: Curve, reduction: str, rng: random.Random, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compute_h_kept leaves H on the device: msm_prepared and msm_batch (beside a host array) over it give the
+    MSMs of compute_h's array, so does a chunked MSM (which reads it back); another backend, or an MSM of another
+    curve, refuses it; a backend without kept_h does not offer compute_h_kept."""
+    n = 64
+    a = [rng.randrange(curve.r) for _ in range(n)]
+    b = [rng.randrange(curve.r) for _ in range(n)]
+    arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, [x * y % curve.r for x, y in zip(a, b, strict=True)])]
+    h = backend.compute_h(curve, *arrays, reduction=reduction)
+    kept = backend.compute_h_kept(curve, *arrays, reduction=reduction)
+    assert len(kept) == len(h)
+    bases = bases_of(curve, "g1", len(h))
+    z = scalars_of(curve, [rng.randrange(curve.r) for _ in range(len(h))])
+    expected = [REFERENCE.msm(curve, "g1", bases, s) for s in (z, h)]
+    handle = backend.prepare_bases(curve, "g1", bases)
+    np.testing.assert_array_equal(backend.msm_prepared(handle, kept), expected[1])
+    np.testing.assert_array_equal(backend.msm_batch(curve, "g1", [handle, bases], [z, kept]), np.stack(expected))
+    monkeypatch.setattr(backend, "max_chunk", 16)
+    np.testing.assert_array_equal(backend.msm_prepared(backend.prepare_bases(curve, "g1", bases), kept), expected[1])
+    with pytest.raises(BackendInputError, match=r"^scalars\[0\]: kept by backend"):
+        REFERENCE.msm_batch(curve, "g1", [bases], [kept])
+    other = BN254 if curve is BLS12_381 else BLS12_381
+    with pytest.raises(BackendInputError, match=rf"^scalars\[0\]: kept for {curve.name}, not {other.name}"):
+        backend.msm_batch(other, "g1", [bases_of(other, "g1", len(h))], [kept])
+    with pytest.raises(CapabilityMissingError):
+        REFERENCE.compute_h_kept(curve, *arrays, reduction=reduction)
 
 
 @pytest.mark.parametrize("field", ["fr", "fq"])
