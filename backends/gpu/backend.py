@@ -254,7 +254,7 @@ class DeviceBackend(BackendBase):
         scalars: list[np.ndarray | KeptScalars],
         windows: list[int | None],
     ) -> np.ndarray:
-        """Every MSM queued before any result is read (see :func:`~cuzk.backends.gpu.msm.msm_batch`); the device
+        """Every MSM queued before any result is read (:func:`~cuzk.backends.gpu.msm_batch.queue_batch`); the device
         time of each is kept for ``last_batch_seconds``, from the launches each one added to the trace."""
         sources = [
             self._resident_bases(b, f"bases[{j}]") if isinstance(b, PreparedBases) else b for j, b in enumerate(bases)

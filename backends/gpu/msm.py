@@ -8,8 +8,8 @@ affine result. Over shifted resident bases (2^(c·t)·P_i made once when the bas
 pairs share one row of buckets: one accumulator, no doublings between windows.
 
 An MSM is planned (:func:`plan`: a :class:`Job`), queued (:func:`enqueue`: a :class:`Pending` result, its read
-queued too) and read (:meth:`Pending.read`, which waits for the queue). :func:`queue_msm` plans and queues one MSM,
-:func:`msm` also reads it; ``msm_batch.py`` queues several before reading any.
+queued too) and read (:meth:`Pending.read`, which waits for the queue). :func:`queue_msm` plans and queues one MSM;
+``msm_batch.py`` queues several before reading any.
 """
 
 from __future__ import annotations
@@ -319,23 +319,6 @@ def queue_msm(
     return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx))
 
 
-def msm(
-    ctx: DeviceContext,
-    curve: Curve,
-    group: str,
-    scalars: Scalars,
-    bases: ResidentBases | np.ndarray,
-    window: int | None,
-    memory: Memory,
-    *,
-    max_chunk: int | None = None,
-    parallel_items: int | None = None,
-) -> np.ndarray:
-    """Σ scalars[i]·bases[i] as canonical affine limbs: :func:`queue_msm`, read."""
-    options = {"max_chunk": max_chunk, "parallel_items": parallel_items}
-    return queue_msm(ctx, curve, group, scalars, bases, window, memory, **options).read()
-
-
 __all__ = [
     "Job",
     "Pending",
@@ -346,7 +329,6 @@ __all__ = [
     "enqueue",
     "host_bytes",
     "memory_key",
-    "msm",
     "plan",
     "queue_msm",
 ]

@@ -3,7 +3,8 @@
 A proof's G1 MSMs go to the device as one batch: every distinct scalar array is uploaded once, just before the first
 MSM that needs it, so that its copy overlaps the kernels queued before it; all kernels run over one set of bucket
 tables (the queue's order makes reuse safe), and the results are read after the last launch, one wait for all.
-When that does not fit the memory, the MSMs run one after another as :func:`~cuzk.backends.gpu.msm.msm` does.
+When that does not fit the memory, the MSMs run one after another, each read before the next
+(:func:`~cuzk.backends.gpu.msm.queue_msm`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,18 @@ import numpy as np
 from cuzk.backends.gpu.bases import Geometry, ResidentBases
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.gpu.msm import Job, Pending, Scalars, Tables, Uploads, enqueue, host_bytes, memory_key, msm, plan
+from cuzk.backends.gpu.msm import (
+    Job,
+    Pending,
+    Scalars,
+    Tables,
+    Uploads,
+    enqueue,
+    host_bytes,
+    memory_key,
+    plan,
+    queue_msm,
+)
 from cuzk.backends.gpu.plan import Memory
 from cuzk.reference.curves import Curve
 
@@ -82,7 +94,7 @@ def queue_batch(
     if jobs is None:
         results = []
         for scalars, bases, window in items:
-            results.append(msm(ctx, curve, group, scalars, bases, window, memory, **options))
+            results.append(queue_msm(ctx, curve, group, scalars, bases, window, memory, **options).read())
             queued()
         return ready(results)
     geometry = Geometry.of(curve, group)
@@ -100,18 +112,4 @@ def queue_batch(
     return lambda: [p.read() for p in pending]
 
 
-def msm_batch(
-    ctx: DeviceContext,
-    curve: Curve,
-    group: str,
-    items: Sequence[BatchItem],
-    memory: Memory,
-    *,
-    max_chunk: int | None = None,
-    parallel_items: int | None = None,
-) -> list[np.ndarray]:
-    """The MSMs of ``items``: :func:`queue_batch`, read."""
-    return queue_batch(ctx, curve, group, items, memory, max_chunk=max_chunk, parallel_items=parallel_items)()
-
-
-__all__ = ["BatchItem", "msm_batch", "plan_batch", "queue_batch"]
+__all__ = ["BatchItem", "plan_batch", "queue_batch"]
