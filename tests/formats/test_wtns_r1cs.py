@@ -100,16 +100,15 @@ def test_r1cs_wire_out_of_range(tmp_path: Path) -> None:
         read_r1cs(tmp_path / "c.r1cs")
 
 
-def test_r1cs_coefficient_not_reduced(tmp_path: Path, rewrite, section) -> None:  # type: ignore[no-untyped-def]
+def write_one_constraint(path: Path) -> None:
+    """An .r1cs of one constraint 1·1 = 1 over the constant wire alone (BN254)."""
     write_r1cs(
-        tmp_path / "c.r1cs",
-        BN254.r,
-        [({0: 1}, {0: 1}, {0: 1})],
-        num_wires=1,
-        num_outputs=0,
-        num_public_inputs=0,
-        num_private_inputs=0,
+        path, BN254.r, [({0: 1}, {0: 1}, {0: 1})], num_wires=1, num_outputs=0, num_public_inputs=0, num_private_inputs=0
     )
+
+
+def test_r1cs_coefficient_not_reduced(tmp_path: Path, rewrite, section) -> None:  # type: ignore[no-untyped-def]
+    write_one_constraint(tmp_path / "c.r1cs")
     body = section(tmp_path / "c.r1cs", 2)
     body[8:40] = BN254.r.to_bytes(32, "little")  # A's only coefficient
     with pytest.raises(ValueOutOfRangeError, match="a coefficient of A is not reduced"):
@@ -117,15 +116,7 @@ def test_r1cs_coefficient_not_reduced(tmp_path: Path, rewrite, section) -> None:
 
 
 def test_r1cs_constraint_count_that_lies(tmp_path: Path, rewrite, section) -> None:  # type: ignore[no-untyped-def]
-    write_r1cs(
-        tmp_path / "c.r1cs",
-        BN254.r,
-        [({0: 1}, {0: 1}, {0: 1})],
-        num_wires=1,
-        num_outputs=0,
-        num_public_inputs=0,
-        num_private_inputs=0,
-    )
+    write_one_constraint(tmp_path / "c.r1cs")
     header = section(tmp_path / "c.r1cs", 1)
     header[-4:] = struct.pack("<I", 2)
     with pytest.raises(FormatError, match=r"constraint 1 \(A\) runs past the end of the section"):
