@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from cuzk.backends.checks import rows_within
 from cuzk.backends.gpu.bases import Geometry, ResidentBases
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
@@ -48,7 +49,10 @@ def plan_batch(
     chunk, all over one set of :class:`Tables`, with every distinct scalar array and every result on the device at
     once. None when that does not fit ``memory``: the MSMs then run one after another, each with all of it."""
     geometry = Geometry.of(curve, group)
-    distinct = {memory_key(scalars): host_bytes(scalars) for scalars, _, _ in items}
+    distinct: dict[object, int] = {}  # what Uploads will copy: each array once, nothing for a slice of one's rows
+    for j, (scalars, _, _) in enumerate(items):
+        if not any(rows_within(scalars, earlier) for earlier, _, _ in items[:j]):
+            distinct[memory_key(scalars)] = host_bytes(scalars)
     held = sum(distinct.values()) + len(items) * geometry.base_bytes
     if held >= memory.budget or max(distinct.values(), default=0) > memory.max_alloc:
         return None
