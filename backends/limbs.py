@@ -16,6 +16,7 @@ canonicity is checked by comparing limbs from the most significant down, vectori
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
 
 import numpy as np
@@ -126,11 +127,33 @@ def first_noncanonical(array: np.ndarray, modulus: int) -> tuple[int, ...] | Non
     limbs = array.shape[-1]
     if limbs == 0 or modulus >= 1 << (64 * limbs):
         return None
-    suspects = np.argwhere(array[..., -1] >= np.uint64(modulus >> (64 * (limbs - 1))))
+    top, ceiling = array[..., -1], np.uint64(modulus >> (64 * (limbs - 1)))
+    if top.ndim == 1 and len(top) >= PARALLEL_CHECK_ROWS and not _reaches(top, ceiling):
+        return None
+    suspects = np.argwhere(top >= ceiling)
     if not len(suspects):
         return None
     bad = noncanonical_mask(array[tuple(suspects.T)], modulus)
     return tuple(int(i) for i in suspects[int(np.argmax(bad))]) if bad.any() else None
+
+
+PARALLEL_CHECK_ROWS = 1 << 18  # from this many rows, the check's first pass runs on CHECK_THREADS threads
+CHECK_THREADS = 4
+_CHECKER: list[ThreadPoolExecutor] = []
+
+
+def _checker() -> ThreadPoolExecutor:
+    if not _CHECKER:
+        _CHECKER.append(ThreadPoolExecutor(CHECK_THREADS, thread_name_prefix="cuzk-check"))
+    return _CHECKER[0]
+
+
+def _reaches(top: np.ndarray, ceiling: np.uint64) -> bool:
+    """Whether any of the top limbs is ≥ ``ceiling``: a pass over all the rows' memory, in CHECK_THREADS pieces at
+    once (numpy lets go of the GIL while it reduces)."""
+    step = -(-len(top) // CHECK_THREADS)
+    pieces = [top[start : start + step] for start in range(0, len(top), step)]
+    return any(_checker().map(lambda piece: bool(piece.max() >= ceiling), pieces))
 
 
 def is_canonical(array: np.ndarray, modulus: int) -> bool:

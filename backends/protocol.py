@@ -12,22 +12,45 @@ Every result must equal the reference's bit for bit, edge cases included. Bases 
 in the order-r subgroup (they come from a proving key, checked when it is loaded); everything else is validated.
 
 :class:`Backend` is the required surface. Optional capabilities are declared by name in ``capabilities`` (a
-frozenset of the constants below) and offered through the methods of the matching ``Supports…`` protocol; call
-them only when :func:`has_capability` says so. :class:`BackendBase` validates every input (dtype, shape, limb count,
-canonical values, matching lengths) before the backend's own ``_msm``/``_ntt``/… hooks run, so every backend
-rejects bad input with the same typed error naming the array and the row. The checks themselves live in
-:mod:`cuzk.backends.checks` and :mod:`cuzk.backends.limbs`; this module re-exports them for backend authors.
+frozenset of the constants of :mod:`cuzk.backends.capabilities`, re-exported here) and offered through the methods
+of the matching ``Supports…`` protocol; call them only when :func:`has_capability` says so. :class:`BackendBase`
+validates every input (dtype, shape, limb count, canonical values, matching lengths) before the backend's own
+``_msm``/``_ntt``/… hooks run, so every backend rejects bad input with the same typed error naming the array and the
+row. The checks themselves live in :mod:`cuzk.backends.checks` and :mod:`cuzk.backends.limbs`; this module
+re-exports them for backend authors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.capabilities import (
+    BINARY_FIELD_OPS,
+    CAPABILITIES,
+    COMPUTE_H,
+    FIELD_OPS,
+    KEPT_SCALARS,
+    MSM_BATCH,
+    PREPARED_BASES,
+    REDUCTIONS,
+    UNARY_FIELD_OPS,
+    WINDOW,
+    FieldName,
+    KeptScalars,
+    PreparedBases,
+    Reduction,
+    SupportsComputeH,
+    SupportsFieldOps,
+    SupportsKeptScalars,
+    SupportsMsmBatch,
+    SupportsPreparedBases,
+    backend_priority,
+    has_capability,
+)
 from cuzk.backends.checks import (
     CurveLike,
     check_device,
@@ -50,51 +73,6 @@ from cuzk.backends.errors import (
 )
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 from cuzk.reference.curves import Curve
-
-Reduction = Literal["libsnark", "circom"]  # the values of cuzk.reference.qap.Reduction
-FieldName = Literal["fr", "fq"]
-
-# --- optional capabilities ----------------------------------------------------------------------------------------
-
-PREPARED_BASES = "prepared_bases"  # prepare_bases + msm_prepared: bases converted/uploaded once, kept resident
-MSM_BATCH = "msm_batch"  # msm_batch: several MSMs of one group in one call (one launch, overlapped copies)
-COMPUTE_H = "compute_h"  # compute_h: the QAP quotient H fused on the device (NTTs and pointwise products)
-WINDOW = "window"  # the window= argument is honoured exactly (without it, window is a hint and may be ignored)
-FIELD_OPS = "field_ops"  # field_op: element-wise Fr/Fq arithmetic, for the conformance field vectors
-KEPT_H = "kept_h"  # compute_h_kept: H left on the device, as scalars for msm_prepared/msm_batch (no round trip)
-CAPABILITIES = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_H})
-
-REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
-UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
-BINARY_FIELD_OPS: tuple[str, ...] = ("add", "sub", "mul")
-
-
-@dataclass(frozen=True, eq=False)
-class PreparedBases:
-    """Bases made ready once (converted, uploaded, precomputed) for many MSMs; ``payload`` is the backend's own."""
-
-    backend: str
-    curve: Curve
-    group: limbs.GroupName
-    n: int
-    payload: Any
-
-    def __len__(self) -> int:
-        return self.n
-
-
-@dataclass(frozen=True, eq=False)
-class KeptScalars:
-    """Scalars a backend made and kept where it computes (the quotient H of ``compute_h_kept``), to be passed as the
-    scalars of its own ``msm_prepared``/``msm_batch`` without a trip through the host; ``payload`` is the backend's."""
-
-    backend: str
-    curve: Curve
-    n: int
-    payload: Any
-
-    def __len__(self) -> int:
-        return self.n
 
 
 @runtime_checkable
@@ -136,87 +114,6 @@ class Backend(Protocol):
         """The NTT of ``values`` (n, 4) over the order-n subgroup H of Fr^* exactly as :func:`cuzk.reference.ntt.ntt`:
         evaluations on H (or on g·H with ``coset``, g = Fr.GENERATOR); ``inverse`` interpolates back (×1/n)."""
         ...
-
-
-@runtime_checkable
-class SupportsPreparedBases(Protocol):
-    """Capability PREPARED_BASES."""
-
-    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases: ...
-
-    def msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, *, window: int | None = None) -> np.ndarray:
-        """The MSM of the prepared bases with ``scalars`` (same length as the bases)."""
-        ...
-
-
-@runtime_checkable
-class SupportsMsmBatch(Protocol):
-    """Capability MSM_BATCH."""
-
-    def msm_batch(
-        self,
-        curve: CurveLike,
-        group: str,
-        bases: Sequence[np.ndarray | PreparedBases],
-        scalars: Sequence[np.ndarray],
-        *,
-        windows: Sequence[int | None] | None = None,
-    ) -> np.ndarray:
-        """k MSMs at once (bases[j] with scalars[j]; bases may be prepared); the k results stacked: (k, *point)."""
-        ...
-
-
-@runtime_checkable
-class SupportsComputeH(Protocol):
-    """Capability COMPUTE_H."""
-
-    def compute_h(
-        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
-    ) -> np.ndarray:
-        """The scalars the prover multiplies h_query by, from the evaluations of A·z, B·z, C·z on the domain H of
-        size n (each (n, 4)): exactly :func:`cuzk.reference.qap.witness_map`, computed without leaving the device.
-
-        ``"libsnark"`` (arkworks): iNTT a, b, c; NTT them on the coset g·H; there (a·b − c)/(gⁿ − 1); iNTT on the
-        coset: the coefficients h_0 … h_{n−2} of H = (A·B − C)/Z, shape (n − 1, 4). A non-zero h_{n−1} means the
-        witness does not satisfy the constraints: raise, as the reference does.
-        ``"circom"`` (snarkjs): the evaluations of a·b − c at the odd 2n-th roots of unity ω₂ₙ^(2i+1), no division,
-        shape (n, 4); needs 2n ≤ 2^S.
-        """
-        ...
-
-
-@runtime_checkable
-class SupportsKeptH(Protocol):
-    """Capability KEPT_H (with COMPUTE_H and PREPARED_BASES or MSM_BATCH): the MSM methods also take the result as
-    scalars."""
-
-    def compute_h_kept(
-        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
-    ) -> KeptScalars:
-        """``compute_h``'s scalars, left with the backend (same checks, same errors)."""
-        ...
-
-
-@runtime_checkable
-class SupportsFieldOps(Protocol):
-    """Capability FIELD_OPS."""
-
-    def field_op(
-        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Row-wise ``op`` on canonical limbs of Fr (4 limbs) or Fq (L limbs): add, sub, mul (binary), neg, square,
-        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``."""
-        ...
-
-
-def has_capability(backend: object, capability: str) -> bool:
-    """Whether ``backend`` declares the optional ``capability`` (one of CAPABILITIES)."""
-    return capability in getattr(backend, "capabilities", frozenset())
-
-
-def backend_priority(backend: object) -> int:
-    """The priority ``auto`` ranks a backend by (cuda 300 > opencl 200 > cpu 100 > reference 0)."""
-    return int(getattr(backend, "priority", 0))
 
 
 # --- the base class -----------------------------------------------------------------------------------------------
@@ -329,16 +226,21 @@ class BackendBase:
         cv, shape = self._check_h(curve, a, b, c, reduction)
         return check_output(self.name, "compute_h", self._compute_h(cv, a, b, c, reduction), shape)
 
+    def keep_scalars(self, curve: CurveLike, scalars: np.ndarray) -> KeptScalars:
+        cv = self._ready(curve, KEPT_SCALARS)
+        check_scalars(cv, scalars)
+        return self._checked_kept("keep_scalars", self._keep_scalars(cv, scalars), len(scalars))
+
     def compute_h_kept(
         self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
     ) -> KeptScalars:
-        self._require(KEPT_H)
+        self._require(KEPT_SCALARS)
         cv, shape = self._check_h(curve, a, b, c, reduction)
-        kept = self._compute_h_kept(cv, a, b, c, reduction)
-        if not isinstance(kept, KeptScalars) or kept.backend != self.name or len(kept) != shape[0]:
-            raise BackendOutputError(
-                f"backend {self.name!r}: compute_h_kept returned {kept!r}, expected {shape[0]} rows"
-            )
+        return self._checked_kept("compute_h_kept", self._compute_h_kept(cv, a, b, c, reduction), shape[0])
+
+    def _checked_kept(self, method: str, kept: object, rows: int) -> KeptScalars:
+        if not isinstance(kept, KeptScalars) or kept.backend != self.name or len(kept) != rows:
+            raise BackendOutputError(f"backend {self.name!r}: {method} returned {kept!r}, expected {rows} rows")
         return kept
 
     def _check_h(
@@ -417,6 +319,9 @@ class BackendBase:
     def _compute_h_kept(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> KeptScalars:
         raise NotImplementedError
 
+    def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
+        raise NotImplementedError
+
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         raise NotImplementedError
 
@@ -440,7 +345,7 @@ class BackendBase:
         """check_scalars, or for KeptScalars: this backend's, of this curve (made and checked by it)."""
         if not isinstance(scalars, KeptScalars):
             check_scalars(curve, scalars, name)
-        elif scalars.backend != self.name or KEPT_H not in self.capabilities:
+        elif scalars.backend != self.name or KEPT_SCALARS not in self.capabilities:
             raise BackendInputError(f"kept by backend {scalars.backend!r}, cannot be used by {self.name!r}", array=name)
         elif scalars.curve is not curve:
             raise BackendInputError(f"kept for {scalars.curve.name}, not {curve.name}", array=name)
@@ -459,7 +364,7 @@ __all__ = [
     "CAPABILITIES",
     "COMPUTE_H",
     "FIELD_OPS",
-    "KEPT_H",
+    "KEPT_SCALARS",
     "MSM_BATCH",
     "PREPARED_BASES",
     "REDUCTIONS",
@@ -468,11 +373,13 @@ __all__ = [
     "Backend",
     "BackendBase",
     "CurveLike",
+    "FieldName",
     "KeptScalars",
     "PreparedBases",
+    "Reduction",
     "SupportsComputeH",
     "SupportsFieldOps",
-    "SupportsKeptH",
+    "SupportsKeptScalars",
     "SupportsMsmBatch",
     "SupportsPreparedBases",
     "backend_priority",

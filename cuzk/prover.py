@@ -47,7 +47,7 @@ from cuzk.backend_call import timed_call
 from cuzk.backends import limbs
 from cuzk.backends.protocol import (
     COMPUTE_H,
-    KEPT_H,
+    KEPT_SCALARS,
     MSM_BATCH,
     PREPARED_BASES,
     Backend,
@@ -143,6 +143,10 @@ class Prover:
             raise ParameterError(f"batch=True, but backend {self.backend.name!r} does not offer msm_batch")
         self.recorder = recorder if recorder is not None else Recorder(limit=SPAN_LIMIT)
         self.verify = verify_from_env() if verify is None else verify
+        # scalars kept on the backend (z uploaded once for its MSMs, H left where compute_h made it)
+        self._keeps = has_capability(self.backend, KEPT_SCALARS) and (
+            self.batch or has_capability(self.backend, PREPARED_BASES)
+        )
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
         self._compiled: CompiledR1CS | None = None
@@ -228,14 +232,13 @@ class Prover:
 
     def _h(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray | KeptScalars:
         """The h_query scalars as (m, 4) limbs from the (n, 4) limbs of A·z, B·z, C·z on the domain: by the
-        backend's fused compute_h, or by the reference's witness map over the backend's NTTs. A backend with KEPT_H
-        keeps them for the H MSM (no trip through the host)."""
+        backend's fused compute_h, or by the reference's witness map over the backend's NTTs. A backend with
+        KEPT_SCALARS keeps them for the H MSM (no trip through the host)."""
         if not has_capability(self.backend, COMPUTE_H):
             fr = [limbs.limbs_to_fr(self.curve, v) for v in (a, b, c)]
             return limbs.fr_to_limbs(self.curve, witness_map(*fr, self.pk.reduction, ntt=self._ntt))
         backend, reduction = self.backend, self.pk.reduction.value
-        keep = has_capability(backend, KEPT_H) and (self.batch or has_capability(backend, PREPARED_BASES))
-        compute = backend.compute_h_kept if keep else backend.compute_h  # type: ignore[attr-defined]
+        compute = backend.compute_h_kept if self._keeps else backend.compute_h  # type: ignore[attr-defined]
         with self.recorder.span("compute_h", n=len(a)):
             return self._timed_call(backend, "compute_h", lambda: compute(self.curve, a, b, c, reduction=reduction))
 
@@ -284,7 +287,18 @@ class Prover:
             points = [limbs.limbs_to_point(self.curve, g, p) for g, p in (("g1", a), ("g2", b_g2), ("g1", c))]
             return Proof(a=points[0], b=points[1], c=points[2])
 
-    def _b_g2(self, z: np.ndarray, s: int) -> np.ndarray:
+    def _keep_z(self, z: np.ndarray) -> np.ndarray | KeptScalars:
+        """z as the main backend's MSMs take it: kept there (one check, one upload for A, B_G1, L and, on the same
+        backend, B_G2) when it keeps scalars, else the array."""
+        if not self._keeps:
+            return z
+        backend = self.backend
+        with self.recorder.span("keep_z", n=len(z)):
+            return self._timed_call(
+                backend, "keep_z", lambda: backend.keep_scalars(self.curve, z)  # type: ignore[attr-defined]
+            )
+
+    def _b_g2(self, z: np.ndarray | KeptScalars, s: int) -> np.ndarray:
         """The B_G2 MSM and [B]₂ (the tail of the seed engine, on its own thread when g2_in_parallel)."""
         return self._assemble_g2(self._msm("msm_b_g2", "b_g2", "g2", z), s)
 
@@ -369,16 +383,18 @@ class Prover:
             return proof
 
     def _prove(self, z: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: int, s: int) -> Proof:
+        kept = self._keep_z(z)
+        z_g2 = kept if self.g2_backend is self.backend else z
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
             b_g2: Future[np.ndarray] | None = None
             if self.g2_in_parallel:  # started first: the longest MSM, on its own thread
-                b_g2 = pool.submit(self._b_g2, z, s)
-            scalars: dict[str, np.ndarray | KeptScalars] = {"a": z, "b_g1": z, "l": z[self.pk.num_inputs :]}
+                b_g2 = pool.submit(self._b_g2, z_g2, s)
+            scalars = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(a, b, c)
             sums = self._msms_g1(scalars)
             with self.recorder.span("wait_b_g2"):
-                b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z, s)
+                b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_g2, s)
         return self._assemble(sums, b_g2_point, r, s)
 
     @staticmethod

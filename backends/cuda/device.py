@@ -4,8 +4,8 @@
 Programs are compiled lazily, one per (curve, program) the first time a kernel of it is needed, by NVRTC through
 ``cupy.RawModule`` for the device's own architecture (CuPy asks NVRTC for the device's sm_XY code); CuPy keeps the
 binaries in its kernel cache (``~/.cupy/kernel_cache`` or ``CUPY_CACHE_DIR``) keyed by source and options, so a
-program is compiled once per machine. Every copy and launch goes to one non-blocking stream of the context; each
-launch is bracketed by CUDA events while a trace is open, which is where the device time comes from.
+program is compiled once per machine. Every launch, read and write goes to the context's main stream (non-blocking),
+in order; each launch is bracketed by CUDA events while a trace is open, which is where the device time comes from.
 
 Uploads go through a ring of pinned host buffers (:meth:`CudaContext.write`): a copy from pageable memory waits
 for the stream to drain (CUDA synchronises it), so an upload queued behind kernels would hold the host until they
@@ -13,6 +13,8 @@ finish and leave the device idle while it copies; from pinned memory the copy is
 returns as soon as the data are in the ring. The ring grows (up to STAGING_BUFFERS) rather than wait while every
 buffer still has a copy queued: a call queued behind another thread's kernels does not wait for them. Reads go the
 other way through pinned memory of their own (:meth:`CudaContext.read_later`), so that queueing one does not wait.
+An upload into a new buffer of LEASE_MIN_BYTES or more goes on a second stream, into memory leased from the
+context, so that it runs beside the kernels queued before it (:mod:`cuzk.backends.cuda.uploads`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.backends.cuda.uploads import LeasedUploads
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import CUDA, generate
@@ -39,6 +42,8 @@ STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars
 STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
 COPY_THREADS = 4  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in this many pieces …
 COPY_SPLIT_BYTES = 4 << 20  # … at once (numpy lets go of the GIL while it copies): one core copied ~5 GB/s there
+LEASE_MIN_BYTES = 1 << 20  # uploads this large go on the copy stream, into leased memory
+LEASE_CACHE_FRACTION = 0.05  # of the device's memory, at most, kept in free leased slots for the next uploads
 
 
 def import_cupy() -> ModuleType:
@@ -87,7 +92,8 @@ def device_info(cp: ModuleType, device: Any) -> DeviceInfo:
 
 
 class CudaContext(BufferHelpers):
-    """One device, one stream on it, the programs compiled for it, and a kernel launcher (a DeviceContext)."""
+    """One device, its main stream (kernels, reads) and copy stream (uploads), the programs compiled for it, and a
+    kernel launcher (a DeviceContext)."""
 
     def __init__(self, device: Any) -> None:
         self.cp = import_cupy()
@@ -105,6 +111,7 @@ class CudaContext(BufferHelpers):
         self._next_staging = 0
         self._ring_size = STAGING_BUFFERS  # fewer when the host refuses pinned memory
         self._copiers: ThreadPoolExecutor | None = None
+        self.leases = LeasedUploads(self.cp, device, self.stream, int(self.info.global_mem * LEASE_CACHE_FRACTION))
 
     @contextmanager
     def _on(self) -> Iterator[None]:
@@ -150,6 +157,7 @@ class CudaContext(BufferHelpers):
                 )
             block = group
         grid = max(1, -(-items // block))
+        self.leases.await_copies(args)
         with self._on():
             if self.trace is None:
                 k((grid,), (block,), args)
@@ -182,22 +190,44 @@ class CudaContext(BufferHelpers):
         STAGING_BUFFERS · STAGING_BYTES bytes wait in the pinned ring for the stream; beyond, the host waits for the
         oldest copy out of the ring before it reuses that buffer."""
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
-        if not raw.size:
-            return
+        if raw.size:
+            self.leases.await_copies((buf,))
+            self._stage(buf, raw, self.stream)
+
+    def upload(self, array: np.ndarray) -> Any:
+        """A new buffer holding ``array``: from LEASE_MIN_BYTES on, copied on the copy stream into leased memory,
+        beside the kernels already queued; the kernels that read it wait for the copy."""
+        raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
+        if raw.size < LEASE_MIN_BYTES:
+            return super().upload(array)
+        buf, slot = self.leases.lease(raw.size)
+        self._stage(buf, raw, self.leases.copy_stream)
+        self.leases.copied(buf, slot)
+        return buf
+
+    @property
+    def cached_bytes(self) -> int:
+        return self.leases.idle_bytes
+
+    def release_cached(self) -> None:
+        self.leases.trim(0)
+
+    def _stage(self, buf: Any, raw: np.ndarray, stream: Any) -> None:
+        """Queue the copy of the bytes ``raw`` into ``buf`` on ``stream``, through the pinned ring when large."""
         with self._on():
             if raw.size < STAGING_MIN_BYTES:
-                buf[: raw.size].set(raw, stream=self.stream)
+                buf[: raw.size].set(raw, stream=stream)
                 return
             for start in range(0, raw.size, STAGING_BYTES):
                 part = raw[start : start + STAGING_BYTES]
                 staging = self._staging_buffer()
                 if staging is None:  # no pinned memory to be had: the plain (synchronous) copy
-                    buf[start : start + part.size].set(part, stream=self.stream)
+                    buf[start : start + part.size].set(part, stream=stream)
                     continue
                 host, copied = staging
                 self._copy(host[: part.size], part)
-                buf[start : start + part.size].set(host[: part.size], stream=self.stream)
-                copied.record(self.stream)
+                buf[start : start + part.size].set(host[: part.size], stream=stream)
+                copied.record(stream)
 
     def _staging_buffer(self) -> tuple[np.ndarray, Any] | None:
         """A pinned buffer of the ring whose last copy out has run; while there is none, a new one (up to
@@ -245,6 +275,7 @@ class CudaContext(BufferHelpers):
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         if nbytes:
+            self.leases.await_copies((buf,))
             with self._on():
                 self.cp.cuda.runtime.memsetAsync(buf.data.ptr, 0, nbytes, self.stream.ptr)
 
@@ -257,6 +288,7 @@ class CudaContext(BufferHelpers):
         raw = out.reshape(-1).view(np.uint8)
         if not out.nbytes:
             return ready(out)
+        self.leases.await_copies((buf,))
         with self._on():
             pinned = self._pinned(out.nbytes)
             if pinned is None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import metadata
 from itertools import pairwise
 from typing import Any, TypeVar
@@ -37,7 +38,7 @@ from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
     COMPUTE_H,
     FIELD_OPS,
-    KEPT_H,
+    KEPT_SCALARS,
     MSM_BATCH,
     PREPARED_BASES,
     WINDOW,
@@ -66,7 +67,7 @@ class DeviceBackend(BackendBase):
     doubling between windows, for W times the memory of the bases.
     """
 
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_H, WINDOW, FIELD_OPS})
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_SCALARS, WINDOW, FIELD_OPS})
 
     def __init__(
         self,
@@ -159,6 +160,7 @@ class DeviceBackend(BackendBase):
             try:
                 finish = queue(ctx)
             except ctx.memory_errors as exc:
+                ctx.release_cached()
                 raise DeviceMemoryError(
                     f"the {self.name} device ran out of memory ({type(exc).__name__}: {exc}); other processes may "
                     f"hold part of it: pass memory_limit= (bytes) to {type(self).__name__} to plan with less, and the "
@@ -183,7 +185,7 @@ class DeviceBackend(BackendBase):
     def _memory(self) -> Memory:
         info = self.context.info
         total = int(info.global_mem * MEMORY_FRACTION) if self.memory_limit is None else self.memory_limit
-        budget = max(0, total - self._resident)
+        budget = max(0, total - self._resident - self.context.cached_bytes)
         return Memory(budget, min(info.max_alloc, total))
 
     def _ntt_tables(self) -> ntt_device.Tables:
@@ -298,6 +300,11 @@ class DeviceBackend(BackendBase):
         assert isinstance(kept, DeviceScalars)
         return KeptScalars(self.name, curve, kept.rows, kept)
 
+    def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
+        """One upload (on CUDA beside the queued kernels), for any number of MSMs."""
+        kept = self._call(lambda ctx: ready(DeviceScalars(ctx, ctx.upload(scalars), len(scalars))))
+        return KeptScalars(self.name, curve, len(scalars), kept)
+
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         if op == "inverse" and len(a) and not a.any(axis=1).all():
             row = int(np.argmin(a.any(axis=1)))
@@ -319,8 +326,11 @@ class DeviceBackend(BackendBase):
 
 
 def _on_device(scalars: np.ndarray | KeptScalars) -> msm_device.Scalars:
-    """The scalars as the MSM driver takes them: an array, or the device buffer a KeptScalars holds."""
-    return scalars.payload if isinstance(scalars, KeptScalars) else scalars
+    """The scalars as the MSM driver takes them: an array, or the rows of the device buffer a KeptScalars holds."""
+    if not isinstance(scalars, KeptScalars):
+        return scalars
+    payload: DeviceScalars = scalars.payload
+    return replace(payload, rows=scalars.n, first=payload.first + scalars.first)
 
 
 __all__ = ["DeviceBackend"]

@@ -35,18 +35,19 @@ def ready(value: T) -> Finish[T]:
 
 @dataclass(frozen=True)
 class DeviceScalars:
-    """``rows`` canonical Fr scalars left in a device buffer (the payload of the protocol's KeptScalars): the same
-    bytes as an upload of the (rows, 4) limb array would hold, on both APIs."""
+    """``rows`` canonical Fr scalars left in a device buffer from row ``first`` on (the payload of the protocol's
+    KeptScalars): the same bytes as an upload of the (rows, 4) limb array would hold, on both APIs."""
 
     context: Any  # the DeviceContext whose buffer it is
     buffer: Any
     rows: int
+    first: int = 0
 
     def __len__(self) -> int:
         return self.rows
 
     def to_host(self) -> np.ndarray:
-        return self.context.read(self.buffer, (self.rows, 4))
+        return self.context.read_later(self.buffer, (self.rows, 4), offset=self.first * 32)()
 
 
 class SelectionError(Exception):
@@ -103,6 +104,15 @@ class DeviceContext(Protocol):
     @property
     def dummy(self) -> Any: ...
 
+    @property
+    def cached_bytes(self) -> int:
+        """Device memory the context keeps for reuse (free leased upload slots), outside any call's plan."""
+        ...
+
+    def release_cached(self) -> None:
+        """Give the memory of ``cached_bytes`` back (after an out-of-memory error)."""
+        ...
+
 
 class BufferHelpers:
     """What every context derives from its ``buffer``, ``write``, ``fill_zero`` and ``read_later``: uploads, zeroed
@@ -139,6 +149,13 @@ class BufferHelpers:
         buf = self.buffer(nbytes)
         self.fill_zero(buf, nbytes)
         return buf
+
+    @property
+    def cached_bytes(self) -> int:
+        return 0
+
+    def release_cached(self) -> None:
+        return None
 
     @property
     def dummy(self) -> Any:

@@ -225,7 +225,7 @@ Scalars = np.ndarray | DeviceScalars  # limbs on the host, or left on the device
 def memory_key(array: Scalars) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
     """What makes two scalar arrays the same on the device: their memory (address, shape, strides)."""
     if isinstance(array, DeviceScalars):
-        return id(array.buffer), (array.rows,), ()
+        return id(array.buffer), (array.first, array.rows), ()
     return array.__array_interface__["data"][0], array.shape, array.strides
 
 
@@ -250,7 +250,7 @@ class Uploads:
                 raise BackendInputError(
                     "kept by another device context: use the backend that made them", array="scalars"
                 )
-            return scalars.buffer, 0
+            return scalars.buffer, scalars.first
         key = memory_key(scalars)
         if key in self._copies:
             return self._copies[key][1], 0

@@ -5,7 +5,8 @@
 # steps (default "tests conformance bench proof"); CONFORMANCE_ARGS to the conformance runner (e.g. "--kind msm"),
 # BENCH_ARGS to cuda_bench.py; the proof step proves
 # a MiMC circuit of PROOF_CONSTRAINTS (default 1040000: a 2^20 domain) PROOFS (default 2) times per curve with
-# --timings, which also prints the last proof alone (the first pays the warm-up). Report files go to $OUT
+# --timings, which also prints the last proof alone (the first pays the warm-up); "overhead" runs host_overhead.py
+# bn254 20. Report files go to $OUT
 # (the lent-device tool) or ./out. CuPy's kernel cache is kept in .cupy_cache and packed into $OUT so that a later
 # run on a fresh machine can start from it.
 set -uo pipefail
@@ -23,11 +24,13 @@ for stage in $STAGES; do
   started=$(date +%s)
   case $stage in
     tests) python3 -m pytest -q -p no:cacheprovider tests/backends/test_gpu.py tests/backends/test_gpu_ntt.py tests/backends/test_gpu_batch.py \
-             tests/backends/test_cuda_setup.py \
-             -k "${TEST_K:-cuda or Cuda}" -x 2>&1 | tail -25 ;;
+             tests/backends/test_cuda_setup.py tests/backends/test_cuda_copies.py tests/engine/test_prover.py \
+             tests/engine/test_batch.py \
+             -k "${TEST_K:-cuda or Cuda}" -x 2>&1 | tee "$OUT/tests.txt" | tail -25 ;;
     conformance) python3 -m cuzk.conformance run --backend cuda --json "$OUT/conformance_cuda.json" \
-                   ${CONFORMANCE_ARGS:-} 2>&1 | tail -14 ;;
+                   ${CONFORMANCE_ARGS:-} 2>&1 | tee "$OUT/conformance.txt" | tail -14 ;;
     bench) python3 benchmarks/gpu/cuda_bench.py --json "$OUT/cuda_bench.json" ${BENCH_ARGS:-} 2>&1 ;;
+    overhead) python3 benchmarks/gpu/host_overhead.py bn254 20 2>&1 | tee "$OUT/host_overhead.txt" | head -8 ;;
     proof) for curve in ${PROOF_CURVES:-bn254 bls12_381}; do
              python3 -m cuzk.cli prove --backend cuda --circuit mimc --curve "$curve" --quiet --timings \
                --constraints "${PROOF_CONSTRAINTS:-1040000}" --proofs "${PROOFS:-2}" \

@@ -1,4 +1,5 @@
-"""Fixtures for the backend tests: a clean environment and real entry-point plug-ins written into tmp_path."""
+"""Fixtures for the backend tests: a clean environment, the CUDA copy stream for small uploads, and real entry-point
+plug-ins written into tmp_path."""
 
 from __future__ import annotations
 
@@ -16,6 +17,15 @@ _counter = itertools.count()
 @pytest.fixture(autouse=True)
 def _clean_registry(clean_registry: None) -> None:
     """Every test here starts from a clean registry (the fixture lives in tests/conftest.py)."""
+
+
+@pytest.fixture(autouse=True)
+def _small_leases(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Uploads of 4 KiB and more take the CUDA context's copy stream here (1 MiB and more by default), so that the
+    tests' small arrays run that path on a GPU too."""
+    from cuzk.backends.cuda import device
+
+    monkeypatch.setattr(device, "LEASE_MIN_BYTES", 4096)
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.errors import BackendInputError, CapabilityMissingError
+from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.opencl import OpenCLBackend
@@ -402,6 +402,38 @@ def test_kept_h_is_the_msms_scalars(
         backend.msm_batch(other, "g1", [bases_of(other, "g1", len(h))], [kept])
     with pytest.raises(CapabilityMissingError):
         REFERENCE.compute_h_kept(curve, *arrays, reduction=reduction)
+
+
+def test_kept_scalars_and_their_slices_are_the_msms_scalars(
+    backend: DeviceBackend, curve: Curve, rng: random.Random, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """keep_scalars uploads z once: msm_prepared over it, over its slices z[k:] and z[k:m] (as the L query reads z),
+    and msm_batch of z beside z[k:] give the MSMs of the host arrays, as does a chunked MSM (which reads them back);
+    the same checks as an array's refuse a non-canonical one, naming the row; a step slice is refused."""
+    n, k = 48, 5
+    z = scalars_of(curve, [rng.randrange(curve.r) for _ in range(n)])
+    kept = backend.keep_scalars(curve, z)
+    assert len(kept) == n and len(kept[k:]) == n - k and len(kept[k:20][3:]) == 12
+    bases = bases_of(curve, "g1", n)
+    whole, tail, middle = (
+        backend.prepare_bases(curve, "g1", bases[s]) for s in (slice(None), slice(k, None), slice(k + 3, 20))
+    )
+    expected = [REFERENCE.msm(curve, "g1", bases[s], z[s]) for s in (slice(None), slice(k, None), slice(k + 3, 20))]
+    np.testing.assert_array_equal(backend.msm_prepared(whole, kept), expected[0])
+    np.testing.assert_array_equal(backend.msm_prepared(tail, kept[k:]), expected[1])
+    np.testing.assert_array_equal(backend.msm_prepared(middle, kept[k:20][3:]), expected[2])
+    batch = backend.msm_batch(curve, "g1", [whole, bases[k:]], [kept, kept[k:]])
+    np.testing.assert_array_equal(batch, np.stack(expected[:2]))
+    monkeypatch.setattr(backend, "max_chunk", 16)
+    np.testing.assert_array_equal(
+        backend.msm_prepared(backend.prepare_bases(curve, "g1", bases[k:]), kept[k:]), expected[1]
+    )
+    bad = z.copy()
+    bad[7] = limbs.int_to_limbs(curve.r, 4)
+    with pytest.raises(NonCanonicalInputError, match=r"^scalars\[7\]"):
+        backend.keep_scalars(curve, bad)
+    with pytest.raises(TypeError, match="contiguous"):
+        kept[::2]
 
 
 @pytest.mark.parametrize("field", ["fr", "fq"])

@@ -113,6 +113,20 @@ def test_noncanonical_mask_matches_integer_comparison(curve: Curve, data: st.Dat
         assert limbs.first_noncanonical(pairs, p) == (None if first is None else divmod(first, 2))
 
 
+@pytest.mark.parametrize("row", [0, 99, 100, 399])
+def test_the_threaded_check_finds_the_first_bad_row_in_any_piece(monkeypatch: pytest.MonkeyPatch, row: int) -> None:
+    """From PARALLEL_CHECK_ROWS rows the first pass runs in pieces on threads: r (and r + 1 later on) planted in
+    any piece is found at its row, and rows whose top limb equals r's but are below r are not refused."""
+    monkeypatch.setattr(limbs, "PARALLEL_CHECK_ROWS", 16)
+    r = BN254.r
+    values = [(r - 1 - 7 * i) if i % 3 else i for i in range(400)]
+    values[row] = r
+    values[-1] = r + 1
+    assert limbs.first_noncanonical(limbs.ints_to_limbs(values, 4), r) == (row,)
+    values[row] = values[-1] = r - 1
+    assert limbs.first_noncanonical(limbs.ints_to_limbs(values, 4), r) is None
+
+
 def test_canonicity_at_the_boundary() -> None:
     for p in (BN254.r, BN254.q, BLS12_381.q):
         L = limbs.limb_count(p)

@@ -1,0 +1,180 @@
+"""The backend protocol's optional capabilities: their names, the handles they pass around (prepared bases, kept
+scalars) and the ``Supports…`` protocols of their methods. A backend declares what it offers in ``capabilities``;
+callers ask :func:`has_capability` first. Re-exported by :mod:`cuzk.backends.protocol`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Literal, Protocol, runtime_checkable
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.checks import CurveLike
+from cuzk.reference.curves import Curve
+
+Reduction = Literal["libsnark", "circom"]  # the values of cuzk.reference.qap.Reduction
+FieldName = Literal["fr", "fq"]
+
+# --- optional capabilities ----------------------------------------------------------------------------------------
+
+PREPARED_BASES = "prepared_bases"  # prepare_bases + msm_prepared: bases converted/uploaded once, kept resident
+MSM_BATCH = "msm_batch"  # msm_batch: several MSMs of one group in one call (one launch, overlapped copies)
+COMPUTE_H = "compute_h"  # compute_h: the QAP quotient H fused on the device (NTTs and pointwise products)
+WINDOW = "window"  # the window= argument is honoured exactly (without it, window is a hint and may be ignored)
+FIELD_OPS = "field_ops"  # field_op: element-wise Fr/Fq arithmetic, for the conformance field vectors
+KEPT_SCALARS = "kept_scalars"  # keep_scalars, compute_h_kept: scalars left on the device for msm_prepared/msm_batch
+CAPABILITIES = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS})
+
+REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
+UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
+BINARY_FIELD_OPS: tuple[str, ...] = ("add", "sub", "mul")
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedBases:
+    """Bases made ready once (converted, uploaded, precomputed) for many MSMs; ``payload`` is the backend's own."""
+
+    backend: str
+    curve: Curve
+    group: limbs.GroupName
+    n: int
+    payload: Any
+
+    def __len__(self) -> int:
+        return self.n
+
+
+@dataclass(frozen=True, eq=False)
+class KeptScalars:
+    """Scalars a backend keeps where it computes (uploaded once by ``keep_scalars``, or the quotient H of
+    ``compute_h_kept``), to be passed as the scalars of its own ``msm_prepared``/``msm_batch`` without a trip
+    through the host. ``payload`` is the backend's; the rows are ``first`` … ``first + n − 1`` of it, so that a
+    slice ``kept[k:]`` (z's rows from the first private variable on) is the same payload from row k."""
+
+    backend: str
+    curve: Curve
+    n: int
+    payload: Any
+    first: int = 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, rows: slice) -> KeptScalars:
+        if not isinstance(rows, slice) or rows.step not in (None, 1):
+            raise TypeError(f"kept scalars take contiguous slices of rows, not {rows!r}")
+        start, stop, _ = rows.indices(self.n)
+        return replace(self, n=max(0, stop - start), first=self.first + start)
+
+
+@runtime_checkable
+class SupportsPreparedBases(Protocol):
+    """Capability PREPARED_BASES."""
+
+    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases: ...
+
+    def msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, *, window: int | None = None) -> np.ndarray:
+        """The MSM of the prepared bases with ``scalars`` (same length as the bases)."""
+        ...
+
+
+@runtime_checkable
+class SupportsMsmBatch(Protocol):
+    """Capability MSM_BATCH."""
+
+    def msm_batch(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: Sequence[np.ndarray | PreparedBases],
+        scalars: Sequence[np.ndarray],
+        *,
+        windows: Sequence[int | None] | None = None,
+    ) -> np.ndarray:
+        """k MSMs at once (bases[j] with scalars[j]; bases may be prepared); the k results stacked: (k, *point)."""
+        ...
+
+
+@runtime_checkable
+class SupportsComputeH(Protocol):
+    """Capability COMPUTE_H."""
+
+    def compute_h(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> np.ndarray:
+        """The scalars the prover multiplies h_query by, from the evaluations of A·z, B·z, C·z on the domain H of
+        size n (each (n, 4)): exactly :func:`cuzk.reference.qap.witness_map`, computed without leaving the device.
+
+        ``"libsnark"`` (arkworks): iNTT a, b, c; NTT them on the coset g·H; there (a·b − c)/(gⁿ − 1); iNTT on the
+        coset: the coefficients h_0 … h_{n−2} of H = (A·B − C)/Z, shape (n − 1, 4). A non-zero h_{n−1} means the
+        witness does not satisfy the constraints: raise, as the reference does.
+        ``"circom"`` (snarkjs): the evaluations of a·b − c at the odd 2n-th roots of unity ω₂ₙ^(2i+1), no division,
+        shape (n, 4); needs 2n ≤ 2^S.
+        """
+        ...
+
+
+@runtime_checkable
+class SupportsKeptScalars(Protocol):
+    """Capability KEPT_SCALARS (with PREPARED_BASES or MSM_BATCH; compute_h_kept also needs COMPUTE_H): scalars
+    kept by the backend, which its MSM methods take in place of arrays."""
+
+    def keep_scalars(self, curve: CurveLike, scalars: np.ndarray) -> KeptScalars:
+        """``scalars`` (n, 4), checked once and kept (uploaded) for any number of MSMs of this backend."""
+        ...
+
+    def compute_h_kept(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> KeptScalars:
+        """``compute_h``'s scalars, left with the backend (same checks, same errors)."""
+        ...
+
+
+@runtime_checkable
+class SupportsFieldOps(Protocol):
+    """Capability FIELD_OPS."""
+
+    def field_op(
+        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Row-wise ``op`` on canonical limbs of Fr (4 limbs) or Fq (L limbs): add, sub, mul (binary), neg, square,
+        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``."""
+        ...
+
+
+def has_capability(backend: object, capability: str) -> bool:
+    """Whether ``backend`` declares the optional ``capability`` (one of CAPABILITIES)."""
+    return capability in getattr(backend, "capabilities", frozenset())
+
+
+def backend_priority(backend: object) -> int:
+    """The priority ``auto`` ranks a backend by (cuda 300 > opencl 200 > cpu 100 > reference 0)."""
+    return int(getattr(backend, "priority", 0))
+
+
+__all__ = [
+    "BINARY_FIELD_OPS",
+    "CAPABILITIES",
+    "COMPUTE_H",
+    "FIELD_OPS",
+    "KEPT_SCALARS",
+    "MSM_BATCH",
+    "PREPARED_BASES",
+    "REDUCTIONS",
+    "UNARY_FIELD_OPS",
+    "WINDOW",
+    "FieldName",
+    "KeptScalars",
+    "PreparedBases",
+    "Reduction",
+    "SupportsComputeH",
+    "SupportsFieldOps",
+    "SupportsKeptScalars",
+    "SupportsMsmBatch",
+    "SupportsPreparedBases",
+    "backend_priority",
+    "has_capability",
+]
