@@ -295,7 +295,9 @@ class Prover:
         backend = self.backend
         with self.recorder.span("keep_z", n=len(z)):
             return self._timed_call(
-                backend, "keep_z", lambda: backend.keep_scalars(self.curve, z)  # type: ignore[attr-defined]
+                backend,
+                "keep_z",
+                lambda: backend.keep_scalars(self.curve, z),  # type: ignore[attr-defined]
             )
 
     def _b_g2(self, z: np.ndarray | KeptScalars, s: int) -> np.ndarray:
