@@ -62,6 +62,9 @@ KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset,
       u32 k_end = min(row[j] - lo, end - start - 1);
       for (; k < k_end; k++) {
         u32 entry = list[lo + k];
+#ifndef CUZK_NO_PREFETCH /* the next point's lines on their way to L2 while this addition runs */
+        if (k + 1 < k_end) PREFETCH(bases + base_offset + (list[lo + k + 1] & 0x7fffffffu), sizeof(${g}_affine_t));
+#endif
         ${g}_affine_t a = bases[base_offset + (entry & 0x7fffffffu)];
         if (${g}_affine_is_infinity(a)) continue;
         if (entry >> 31) a.y = ${f}_neg(a.y);

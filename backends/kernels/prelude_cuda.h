@@ -21,6 +21,13 @@ typedef u32 limb_t;
 #define LOCAL_ID() (threadIdx.x)
 #define GROUP_ID() (blockIdx.x)
 #define LOCAL_SIZE() (blockDim.x)
+/* Ask for the cache lines of the `bytes` bytes at p in L2 ahead of their load (no register, no wait). */
+#define PREFETCH(p, bytes)                                                                  \
+  do {                                                                                      \
+    const char *prefetch_at_ = (const char *)(p);                                           \
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(prefetch_at_));                           \
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(prefetch_at_ + (bytes) - 1));             \
+  } while (0)
 
 /* The carry-chain primitives, one PTX instruction each (PTX ISA, "Extended-Precision Integer Arithmetic"): the
  * names are the instructions', and the carry they pass along is the hardware's carry flag CC.CF. The last argument

@@ -22,6 +22,7 @@ typedef ulong limb_t;
 #define LOCAL_ID() ((u32)get_local_id(0))
 #define GROUP_ID() ((u32)get_group_id(0))
 #define LOCAL_SIZE() ((u32)get_local_size(0))
+#define PREFETCH(p, bytes) prefetch((GLOBAL const uchar *)(p), (bytes))
 
 /* The carry-chain primitives, named after the PTX instructions the CUDA prelude maps them to: *cc is the carry
  * (or borrow) flag, 0 or 1, that a chain passes along (CUDA's hardware flag; a variable here). "_cc": sets *cc;
