@@ -13,9 +13,12 @@ Where the time goes, and what the engine does about it (the ``--timings`` table 
   :mod:`cuzk.witness`) runs before the proof, or beside the previous proof in a pipeline, and hands limbs over:
   the ``prove`` span holds the backend's work, H, the MSMs and the assembly only, and no Python loop runs beside
   the B_G2 thread (the GIL yields the old in-proof conversion needed to let B_G2 start are gone with it);
-- the MSM results stay limbs, and the proof is assembled by three small MSMs on the backend (the reference's
+- the MSM results stay limbs, and the proof is assembled by small MSMs on the backend (the reference's
   ``assemble_proof`` does six scalar multiplications in pure Python: ~100 ms on BN254, the largest engine cost of a
-  2^12 proof) — the same group elements, so the same bytes;
+  2^12 proof) — the same group elements, so the same bytes. The key's fixed points α, β, δ are prepared like the
+  queries, so that on a GPU their terms (r·[δ]₁, s·[δ]₂, …) run over shifted copies with no chain of doublings (a
+  one-thread chain of 255 G2 doublings took 11 ms of a BLS12-381 proof on an H200); only s·Σa + r·Σb keeps one,
+  and the sums are added on the host;
 - on a backend whose ``msm_batch`` queues its MSMs and waits once (the GPU backends, which say so by reporting the
   device time of each MSM of a batch, ``last_batch_seconds``), the four G1 MSMs are one call (phase ``msm_batch_g1``,
   with each MSM's device time as an internal part ``msm_a_g1`` …) and the assembly's two G1 sums another: every
@@ -52,11 +55,13 @@ from cuzk.backends.protocol import (
     PREPARED_BASES,
     Backend,
     KeptScalars,
+    PreparedBases,
     has_capability,
 )
 from cuzk.backends.registry import get_backend
 from cuzk.errors import ProofSelfCheckError
 from cuzk.formats.points import PointTable
+from cuzk.reference.curves import Point
 from cuzk.reference.errors import ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import PreparedVerifyingKey, Proof, ProvingKey, prepare_verifying_key
 from cuzk.reference.groth16.prover import check_shape
@@ -156,9 +161,9 @@ class Prover:
                 key: self._prepare(self._backend_for(group), group, getattr(pk, query)) for _, key, group, query in MSMS
             }
             vk = pk.vk
-            self._constants = {  # the key's points of the assembly, as limbs
-                "g1": limbs.points_to_limbs(self.curve, "g1", [vk.alpha_g1, pk.beta_g1, pk.delta_g1]),
-                "g2": limbs.points_to_limbs(self.curve, "g2", [vk.beta_g2, vk.delta_g2]),
+            self._fixed = {  # the key's points of the assembly, prepared like the queries
+                "g1": self._prepare(self.backend, "g1", [vk.alpha_g1, pk.beta_g1, pk.delta_g1]),
+                "g2": self._prepare(self.g2_backend, "g2", [vk.beta_g2, vk.delta_g2]),
             }
         self._pvk: PreparedVerifyingKey | None = None
         if self.verify:
@@ -242,50 +247,55 @@ class Prover:
         with self.recorder.span("compute_h", n=len(a)):
             return self._timed_call(backend, "compute_h", lambda: compute(self.curve, a, b, c, reduction=reduction))
 
-    def _combine(self, name: str, group: str, sums: list[tuple[list[np.ndarray], list[int]]]) -> list[np.ndarray]:
-        """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points (one affine point each)
-        per sum, on the group's backend: one ``msm_batch`` call for them all with ``batch``, else one call each."""
+    def _combine(self, name: str, group: str, sums: list[tuple[Any, list[int]]]) -> list[np.ndarray]:
+        """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points per sum: the bases are an
+        (m, …) limb array or the key's prepared fixed points (``_fixed``), on the group's backend; one ``msm_batch``
+        call for them all with ``batch``, else one call each."""
         backend = self._backend_for(group)
-        points = [np.stack(bases) for bases, _ in sums]
         k = [limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for _, scalars in sums]
         if self.batch and group == "g1":
-            batch = partial(backend.msm_batch, self.curve, group, points, k)  # type: ignore[attr-defined]
+            batch = partial(backend.msm_batch, self.curve, group, [b for b, _ in sums], k)  # type: ignore[attr-defined]
             return list(self._timed_call(backend, name, batch))
-        return [
-            self._timed_call(backend, name, partial(backend.msm, self.curve, group, p, s))
-            for p, s in zip(points, k, strict=True)
-        ]
 
-    def _assemble_g2(self, b_g2: np.ndarray, s: int) -> np.ndarray:
-        """[B]₂ = [β]₂ + Σ z_j·b_g2_query[j] + s·[δ]₂."""
-        beta_g2, delta_g2 = self._constants["g2"]
+        def one(bases: Any, scalars: np.ndarray) -> Callable[[], np.ndarray]:
+            if isinstance(bases, PreparedBases):
+                return partial(backend.msm_prepared, bases, scalars)  # type: ignore[attr-defined]
+            return partial(backend.msm, self.curve, group, bases, scalars)
+
+        return [self._timed_call(backend, name, one(b, s)) for (b, _), s in zip(sums, k, strict=True)]
+
+    def _point(self, group: str, array: np.ndarray) -> Point:
+        return limbs.limbs_to_point(self.curve, group, array)
+
+    def _assemble_g2(self, b_g2: np.ndarray, s: int) -> Point:
+        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j]: an MSM over the key's two prepared points (on a GPU their
+        shifted copies: no chain of doublings), and one addition on the host."""
         with self.recorder.span("assemble_g2"):
-            return self._combine("assemble_g2", "g2", [([beta_g2, b_g2, delta_g2], [1, 1, s])])[0]
+            fixed = self._combine("assemble_g2", "g2", [(self._fixed["g2"], [1, s])])[0]
+            return self._point("g2", fixed) + self._point("g2", b_g2)
 
-    def _assemble(self, sums: dict[str, np.ndarray], b_g2: np.ndarray, r: int, s: int) -> Proof:
+    def _assemble(self, sums: dict[str, np.ndarray], b_g2: Point, r: int, s: int) -> Proof:
         """The proof from the MSM results, by the formula of the reference's ``assemble_proof``:
 
         [A]₁ = [α]₁ + Σ z_j·a_query[j] + r·[δ]₁          [B]₁ = [β]₁ + Σ z_j·b_g1_query[j] + s·[δ]₁
-        [C]₁ = Σ l + Σ h + s·[A]₁ + r·[B]₁ − r·s·[δ]₁ = Σ l + Σ h + s·([α]₁ + Σ a) + r·([β]₁ + Σ b) + r·s·[δ]₁
+        [C]₁ = Σ l + Σ h + s·[A]₁ + r·[B]₁ − r·s·[δ]₁
+             = (s·[α]₁ + r·[β]₁ + r·s·[δ]₁) + (Σ l + Σ h + s·Σ a + r·Σ b)
 
-        each a small MSM on the backend (the last form needs neither A nor B first).
+        in one backend call: the terms over the key's fixed points α, β, δ as MSMs over their prepared bases (on a
+        GPU shifted copies, with no chain of doublings), the rest as one MSM over the four sums (the only chain of
+        doublings left, for s·Σ a + r·Σ b); then two additions on the host.
         """
-        alpha, beta, delta = self._constants["g1"]
-        order = self.curve.r
+        fixed, order = self._fixed["g1"], self.curve.r
         with self.recorder.span("assemble"):
-            a, c = self._combine(
+            four = np.stack([sums["l"], sums["h"], sums["a"], sums["b_g1"]])
+            a_fixed, c_fixed, c_rest = self._combine(
                 "assemble",
                 "g1",
-                [
-                    ([alpha, sums["a"], delta], [1, 1, r]),
-                    (
-                        [sums["l"], sums["h"], alpha, sums["a"], beta, sums["b_g1"], delta],
-                        [1, 1, s, s, r, r, r * s % order],
-                    ),
-                ],
+                [(fixed, [1, 0, r]), (fixed, [s, r, r * s % order]), (four, [1, 1, s, r])],
             )
-            points = [limbs.limbs_to_point(self.curve, g, p) for g, p in (("g1", a), ("g2", b_g2), ("g1", c))]
-            return Proof(a=points[0], b=points[1], c=points[2])
+            a = self._point("g1", a_fixed) + self._point("g1", sums["a"])
+            c = self._point("g1", c_fixed) + self._point("g1", c_rest)
+            return Proof(a=a, b=b_g2, c=c)
 
     def _keep_z(self, z: np.ndarray) -> np.ndarray | KeptScalars:
         """z as the main backend's MSMs take it: kept there (one check, one upload for A, B_G1, L and, on the same
@@ -300,7 +310,7 @@ class Prover:
                 lambda: backend.keep_scalars(self.curve, z),  # type: ignore[attr-defined]
             )
 
-    def _b_g2(self, z: np.ndarray | KeptScalars, s: int) -> np.ndarray:
+    def _b_g2(self, z: np.ndarray | KeptScalars, s: int) -> Point:
         """The B_G2 MSM and [B]₂ (the tail of the seed engine, on its own thread when g2_in_parallel)."""
         return self._assemble_g2(self._msm("msm_b_g2", "b_g2", "g2", z), s)
 
@@ -388,7 +398,7 @@ class Prover:
         kept = self._keep_z(z)
         z_g2 = kept if self.g2_backend is self.backend else z
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
-            b_g2: Future[np.ndarray] | None = None
+            b_g2: Future[Point] | None = None
             if self.g2_in_parallel:  # started first: the longest MSM, on its own thread
                 b_g2 = pool.submit(self._b_g2, z_g2, s)
             scalars = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
