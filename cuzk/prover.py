@@ -13,15 +13,13 @@ Where the time goes, and what the engine does about it (the ``--timings`` table 
   :mod:`cuzk.witness`) runs before the proof, or beside the previous proof in a pipeline, and hands limbs over:
   the ``prove`` span holds the backend's work, H, the MSMs and the assembly only, and no Python loop runs beside
   the B_G2 thread (the GIL yields the old in-proof conversion needed to let B_G2 start are gone with it);
-- the MSM results stay limbs, and the proof is assembled by small MSMs on the backend (the reference's
-  ``assemble_proof`` does six scalar multiplications in pure Python: ~100 ms on BN254, the largest engine cost of a
-  2^12 proof) — the same group elements, so the same bytes. The key's fixed points α, β, δ are prepared like the
-  queries, so that on a GPU their terms (r·[δ]₁, s·[δ]₂, …) run over shifted copies with no chain of doublings (a
-  one-thread chain of 255 G2 doublings took 11 ms of a BLS12-381 proof on an H200); only s·Σa + r·Σb keeps one,
-  and the sums are added on the host;
+- the MSM results stay limbs, and the proof is assembled by small MSMs on the backend, the key's fixed points
+  prepared like the queries (:mod:`cuzk.assembly`) — the same group elements as the reference's, so the same bytes;
+- z is kept on a backend that keeps scalars (``keep_scalars``): checked and uploaded once per proof, for the MSMs
+  of A, B_G1, L and, on the same backend, B_G2;
 - on a backend whose ``msm_batch`` queues its MSMs and waits once (the GPU backends, which say so by reporting the
   device time of each MSM of a batch, ``last_batch_seconds``), the four G1 MSMs are one call (phase ``msm_batch_g1``,
-  with each MSM's device time as an internal part ``msm_a_g1`` …) and the assembly's two G1 sums another: every
+  with each MSM's device time as an internal part ``msm_a_g1`` …) and the assembly's G1 MSMs another: every
   backend call ends by waiting for the device, and between two calls the device idles while the host validates,
   plans and uploads the next (on the H200 the four separate calls left 7–10 ms gaps each, docs/performance.md);
 - scalars the witness makes free (zeros, ones) are the backend's business: the cpu backend drops the zeros and
@@ -46,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.assembly import Assembly
 from cuzk.backend_call import timed_call
 from cuzk.backends import limbs
 from cuzk.backends.protocol import (
@@ -55,7 +54,6 @@ from cuzk.backends.protocol import (
     PREPARED_BASES,
     Backend,
     KeptScalars,
-    PreparedBases,
     has_capability,
 )
 from cuzk.backends.registry import get_backend
@@ -114,7 +112,7 @@ class Assignment:
 SPAN_LIMIT = 4096  # spans the default recorder keeps: the last few dozen proofs
 
 
-class Prover:
+class Prover(Assembly):
     """Proves witnesses for one proving key.
 
     ``backend`` runs the NTTs and the G1 MSMs (a name, None for $CUZK_BACKEND/auto, or a backend object).
@@ -246,56 +244,6 @@ class Prover:
         compute = backend.compute_h_kept if self._keeps else backend.compute_h  # type: ignore[attr-defined]
         with self.recorder.span("compute_h", n=len(a)):
             return self._timed_call(backend, "compute_h", lambda: compute(self.curve, a, b, c, reduction=reduction))
-
-    def _combine(self, name: str, group: str, sums: list[tuple[Any, list[int]]]) -> list[np.ndarray]:
-        """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points per sum: the bases are an
-        (m, …) limb array or the key's prepared fixed points (``_fixed``), on the group's backend; one ``msm_batch``
-        call for them all with ``batch``, else one call each."""
-        backend = self._backend_for(group)
-        k = [limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for _, scalars in sums]
-        if self.batch and group == "g1":
-            batch = partial(backend.msm_batch, self.curve, group, [b for b, _ in sums], k)  # type: ignore[attr-defined]
-            return list(self._timed_call(backend, name, batch))
-
-        def one(bases: Any, scalars: np.ndarray) -> Callable[[], np.ndarray]:
-            if isinstance(bases, PreparedBases):
-                return partial(backend.msm_prepared, bases, scalars)  # type: ignore[attr-defined]
-            return partial(backend.msm, self.curve, group, bases, scalars)
-
-        return [self._timed_call(backend, name, one(b, s)) for (b, _), s in zip(sums, k, strict=True)]
-
-    def _point(self, group: str, array: np.ndarray) -> Point:
-        return limbs.limbs_to_point(self.curve, group, array)
-
-    def _assemble_g2(self, b_g2: np.ndarray, s: int) -> Point:
-        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j]: an MSM over the key's two prepared points (on a GPU their
-        shifted copies: no chain of doublings), and one addition on the host."""
-        with self.recorder.span("assemble_g2"):
-            fixed = self._combine("assemble_g2", "g2", [(self._fixed["g2"], [1, s])])[0]
-            return self._point("g2", fixed) + self._point("g2", b_g2)
-
-    def _assemble(self, sums: dict[str, np.ndarray], b_g2: Point, r: int, s: int) -> Proof:
-        """The proof from the MSM results, by the formula of the reference's ``assemble_proof``:
-
-        [A]₁ = [α]₁ + Σ z_j·a_query[j] + r·[δ]₁          [B]₁ = [β]₁ + Σ z_j·b_g1_query[j] + s·[δ]₁
-        [C]₁ = Σ l + Σ h + s·[A]₁ + r·[B]₁ − r·s·[δ]₁
-             = (s·[α]₁ + r·[β]₁ + r·s·[δ]₁) + (Σ l + Σ h + s·Σ a + r·Σ b)
-
-        in one backend call: the terms over the key's fixed points α, β, δ as MSMs over their prepared bases (on a
-        GPU shifted copies, with no chain of doublings), the rest as one MSM over the four sums (the only chain of
-        doublings left, for s·Σ a + r·Σ b); then two additions on the host.
-        """
-        fixed, order = self._fixed["g1"], self.curve.r
-        with self.recorder.span("assemble"):
-            four = np.stack([sums["l"], sums["h"], sums["a"], sums["b_g1"]])
-            a_fixed, c_fixed, c_rest = self._combine(
-                "assemble",
-                "g1",
-                [(fixed, [1, 0, r]), (fixed, [s, r, r * s % order]), (four, [1, 1, s, r])],
-            )
-            a = self._point("g1", a_fixed) + self._point("g1", sums["a"])
-            c = self._point("g1", c_fixed) + self._point("g1", c_rest)
-            return Proof(a=a, b=b_g2, c=c)
 
     def _keep_z(self, z: np.ndarray) -> np.ndarray | KeptScalars:
         """z as the main backend's MSMs take it: kept there (one check, one upload for A, B_G1, L and, on the same
