@@ -301,7 +301,12 @@ class DeviceBackend(BackendBase):
         return KeptScalars(self.name, curve, kept.rows, kept)
 
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
-        """One upload (on CUDA beside the queued kernels), for any number of MSMs."""
+        """One upload (on CUDA beside the queued kernels), for any number of MSMs. Scalars larger than one allocation
+        or half the memory a call may plan with stay on the host instead, and each MSM takes them as an array
+        (uploaded, or written chunk by chunk, as ever)."""
+        memory = self._memory()
+        if scalars.nbytes > min(memory.max_alloc, memory.budget // 2):
+            return KeptScalars(self.name, curve, len(scalars), scalars)
         kept = self._call(lambda ctx: ready(DeviceScalars(ctx, ctx.upload(scalars), len(scalars))))
         return KeptScalars(self.name, curve, len(scalars), kept)
 
@@ -326,10 +331,13 @@ class DeviceBackend(BackendBase):
 
 
 def _on_device(scalars: np.ndarray | KeptScalars) -> msm_device.Scalars:
-    """The scalars as the MSM driver takes them: an array, or the rows of the device buffer a KeptScalars holds."""
+    """The scalars as the MSM driver takes them: an array, or the rows of what a KeptScalars holds (a device buffer,
+    or an array kept on the host)."""
     if not isinstance(scalars, KeptScalars):
         return scalars
-    payload: DeviceScalars = scalars.payload
+    payload: DeviceScalars | np.ndarray = scalars.payload
+    if isinstance(payload, np.ndarray):
+        return payload[scalars.first : scalars.first + scalars.n]
     return replace(payload, rows=scalars.n, first=payload.first + scalars.first)
 
 

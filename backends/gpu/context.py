@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from cuzk.backends.limbs import FR_LIMBS
 from cuzk.reference.curves import Curve
 
 T = TypeVar("T")
@@ -47,7 +48,7 @@ class DeviceScalars:
         return self.rows
 
     def to_host(self) -> np.ndarray:
-        return self.context.read_later(self.buffer, (self.rows, 4), offset=self.first * 32)()
+        return self.context.read_later(self.buffer, (self.rows, FR_LIMBS), offset=self.first * FR_LIMBS * 8)()
 
 
 class SelectionError(Exception):

@@ -436,6 +436,25 @@ def test_kept_scalars_and_their_slices_are_the_msms_scalars(
         kept[::2]
 
 
+def test_kept_scalars_too_large_for_the_device_stay_on_the_host(
+    backend: DeviceBackend, curve: Curve, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scalars larger than the device's largest allocation (32 KiB here) are kept on the host, and the MSMs over
+    them and their slices take them as arrays (written chunk by chunk): Σ k_i·P_i against the discrete logs."""
+    n, k = 1100, 3
+    small = fresh(backend)
+    monkeypatch.setattr(small.context, "info", dataclasses.replace(small.context.info, max_alloc=32768))
+    bases, logs = walk(curve.name, "g1", n)
+    rng = random.Random(12)
+    values = [rng.randrange(curve.r) for _ in range(n)]
+    kept = small.keep_scalars(curve, scalars_of(curve, values))
+    assert isinstance(kept.payload, np.ndarray)
+    got = small.msm_batch(curve, "g1", [bases, bases[k:]], [kept, kept[k:]])
+    for row, first in zip(got, (0, k), strict=True):
+        log = sum(v * t for v, t in zip(values[first:], logs[first:], strict=True)) % curve.r
+        np.testing.assert_array_equal(row, limbs.point_to_limbs(curve, "g1", curve.g1.generator * log))
+
+
 @pytest.mark.parametrize("field", ["fr", "fq"])
 def test_field_ops(backend: DeviceBackend, curve: Curve, field: str, rng: random.Random) -> None:
     p = curve.r if field == "fr" else curve.q
