@@ -23,7 +23,7 @@ Where the time goes, and what the engine does about it (the ``--timings`` table 
   backend call ends by waiting for the device, and between two calls the device idles while the host validates,
   plans and uploads the next (on the H200 the four separate calls left 7–10 ms gaps each, docs/performance.md);
 - scalars the witness makes free (zeros, ones) are the backend's business: the cpu backend drops the zeros and
-  sums the bases of the ones by plain additions inside ``msm_prepared`` (measured in :mod:`cuzk.backends.cpu.msm`);
+  sums the bases of the ones by plain additions inside ``msm_prepared`` (:mod:`cuzk.backends.cpu.free_scalars`);
   the engine cannot do it for prepared bases, as the protocol has no index-based MSM over them.
 
 With ``verify`` (or ``CUZK_VERIFY=1``) every proof is checked with the verifying key, prepared once per Prover,

@@ -2,7 +2,8 @@
 
 Modules: :mod:`.params` (constants from the reference's curve data), :mod:`.emit` (the LLVM IR of limb
 arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as numba intrinsics), :mod:`.curve`
-(G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums),
+(G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums;
+:mod:`.free_scalars` splits off the zeros and ones of a witness),
 :mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (many multiples of a
 generator, for a setup), :mod:`.clock` (the internal time of a call), :mod:`.jit` (numba options, disk cache), and
 :mod:`.sparse` (CSR matrices over Fr on limbs: the engine's witness side, :mod:`cuzk.witness`, which uses it
@@ -75,9 +76,10 @@ class _Runtime:
     and process, shared by every CpuBackend instance (the registry makes a new instance after each refresh)."""
 
     def __init__(self, threads: int) -> None:
-        from cuzk.backends.cpu import fieldops, fixed_base, msm, ntt, params
+        from cuzk.backends.cpu import fieldops, fixed_base, free_scalars, msm, ntt, params
 
         self.fieldops, self.fixed_base, self.msm, self.ntt, self.params = fieldops, fixed_base, msm, ntt, params
+        self.free_scalars = free_scalars
         self.threads = threads
         self.pool = KernelPool(ThreadPoolExecutor(self.threads, thread_name_prefix="cuzk-cpu"), CLOCK)
         self.ntts: dict[str, Any] = {}
@@ -198,7 +200,7 @@ class CpuBackend(BackendBase):
 
     def _msm_points(self, curve: Curve, group: str, points: Any, scalars: np.ndarray, window: int | None) -> np.ndarray:
         rt = self.runtime()
-        out = rt.msm.msm_auto(points, scalars, window, rt.pool, rt.threads)
+        out = rt.free_scalars.msm_auto(points, scalars, window, rt.pool, rt.threads)
         return out.reshape(limbs.point_shape(curve, group))
 
     @_measured

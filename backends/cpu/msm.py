@@ -34,7 +34,7 @@ import numpy as np
 from numba import njit
 
 from cuzk.backends.cpu.buckets import bucket_reduction, bucket_trees, gather
-from cuzk.backends.cpu.curve import add_affine, add_xyzz, double, identity, to_affine
+from cuzk.backends.cpu.curve import add_xyzz, double, identity, to_affine
 from cuzk.backends.cpu.field import (
     from_mont,
     is_zero,
@@ -388,103 +388,3 @@ def msm(points: PreparedPoints, scalars: np.ndarray, c: int, w: int, pool: Any, 
     first_task = np.searchsorted(tasks[:, 1], np.arange(w + 1)).astype(np.int64)
     pool.call(combine, sums, first_task, c, like, F, out)
     return out
-
-
-# --- what the witness makes free --------------------------------------------------------------------------------
-
-SPLIT_FRACTION = 0.125  # split off the zeros and ones when they are at least this fraction of the scalars
-SPLIT_MIN = 1 << 10  # … and there are at least this many scalars (below, the extra calls cost more than they save)
-
-
-@njit(**JIT)
-def classify(scalars: np.ndarray, ones: np.ndarray, others: np.ndarray) -> tuple[int, int]:
-    """The indices of the scalars equal to 1 into ``ones`` and of the other non-zero ones into ``others``;
-    returns their counts (zeros are in neither)."""
-    n1 = n2 = 0
-    for i in range(scalars.shape[0]):
-        high = scalars[i, 1] | scalars[i, 2] | scalars[i, 3]
-        low = scalars[i, 0]
-        if high == 0 and low == 0:
-            continue
-        if high == 0 and low == 1:
-            ones[n1] = i
-            n1 += 1
-        else:
-            others[n2] = i
-            n2 += 1
-    return n1, n2
-
-
-@njit(**JIT)
-def take(
-    mont: np.ndarray,
-    infinity: np.ndarray,
-    scalars: np.ndarray,
-    index: np.ndarray,
-    rows: int,
-    out_mont: np.ndarray,
-    out_infinity: np.ndarray,
-    out_scalars: np.ndarray,
-) -> None:
-    """Points and scalars index[0], index[1], … packed into the ``out_`` arrays."""
-    for k in range(index.shape[0]):
-        i = index[k]
-        out_infinity[k] = infinity[i]
-        for row in range(rows):
-            for limb in range(mont.shape[1]):
-                out_mont[rows * k + row, limb] = mont[rows * i + row, limb]
-        for limb in range(SCALAR_LIMBS):
-            out_scalars[k, limb] = scalars[i, limb]
-
-
-@njit(**JIT)
-def add_results(results: np.ndarray, count: int, like: Any, F: Any, out: np.ndarray) -> None:
-    """out ← the sum of ``count`` canonical affine points (rows 2k, 2k + 1 of ``results`` as elements), affine."""
-    acc = identity(like)
-    for k in range(count):
-        x, y = load(results, 2 * k, like), load(results, 2 * k + 1, like)
-        if not (is_zero(x) and is_zero(y)):
-            acc = add_affine(acc, to_mont(x, F), to_mont(y, F), F)
-    x, y = to_affine(acc, F)
-    store(out, 0, from_mont(x, F))
-    store(out, 1, from_mont(y, F))
-
-
-def msm_auto(points: PreparedPoints, scalars: np.ndarray, window: int | None, pool: Any, threads: int) -> np.ndarray:
-    """Σ scalars[i]·points[i] (as :func:`msm`) with the window chosen for the scalars (:func:`choose_window`);
-    when zeros and ones are many, in two parts: the ones alone, whose sum is plain additions (one bucket, window
-    1 bit wide, so no per-window scans), and the other non-zero scalars with a window of their own; zeros in
-    neither. With an explicit ``window`` everything goes through that window in one piece.
-
-    Measured on the 2-core box (2026-11-30, shared, min of 7 interleaved runs), prepared BN254 bases, the z of a
-    ``bits`` circuit of 62 012 variables (30 513 zeros, 30 544 ones): G1 29.5 ms before (window for n = 62 012 and
-    all 22 windows scanned), 24.1 ms with the window and the windows sized by the scalars, 12.7 ms split (2.3×);
-    G2 49.6 / 40.4 / 27.9 ms (1.8×). Random scalars with 25 % / 50 % of them 0 or 1: 304 → 293 ms, 376 → 359 ms
-    (what is left is the random scalars' work); 10 % stays below SPLIT_FRACTION and MiMC's z (no zeros) and H
-    are not split: the classification costs one pass over the scalars, ~0.1 ms at 2^16.
-    """
-    n = len(points)
-    if window is None and n >= SPLIT_MIN:
-        ones, others = np.empty(n, np.int64), np.empty(n, np.int64)
-        n1, n2 = pool.call(classify, scalars, ones, others)
-        if n - n2 >= SPLIT_FRACTION * n:
-            out = np.zeros((points.rows, points.mont.shape[1]), np.uint64)
-            parts = [
-                _subset_msm(points, scalars, index[:k], pool, threads) for index, k in ((ones, n1), (others, n2)) if k
-            ]
-            if parts:
-                pool.call(add_results, np.concatenate(parts), len(parts), points.like, points.F, out)
-            return out
-    c, w = choose_window(scalars, threads, window, pool)
-    return msm(points, scalars, c, w, pool, threads)
-
-
-def _subset_msm(points: PreparedPoints, scalars: np.ndarray, index: np.ndarray, pool: Any, threads: int) -> np.ndarray:
-    k, rows = len(index), points.rows
-    mont = np.empty((k * rows, points.mont.shape[1]), np.uint64)
-    infinity = np.empty(k, np.bool_)
-    picked = np.empty((k, SCALAR_LIMBS), np.uint64)
-    pool.call(take, points.mont, points.infinity, scalars, index, rows, mont, infinity, picked)
-    sub = PreparedPoints(mont, infinity, rows, points.like, points.F)
-    c, w = choose_window(picked, threads, None, pool)
-    return msm(sub, picked, c, w, pool, threads)

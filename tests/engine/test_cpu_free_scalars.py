@@ -59,8 +59,9 @@ def witness_like(curve: Curve, n: int, kind: str) -> list[int]:
 @pytest.mark.parametrize("group", ["g1", "g2"])
 @pytest.mark.parametrize("kind", ["bits", "zeros", "ones", "ones_and_zeros", "zeros_and_random", "random"])
 def test_split_msm_equals_the_reference(cpu, monkeypatch, curve: Curve, group: str, kind: str) -> None:
-    msm = cpu.runtime().msm
-    monkeypatch.setattr(msm, "SPLIT_MIN", 8)  # the split path on a size the reference computes quickly
+    monkeypatch.setattr(
+        cpu.runtime().free_scalars, "SPLIT_MIN", 8
+    )  # the split path on a size the reference computes quickly
     n = 60 if group == "g1" else 30
     points, scalars = bases(curve, group, n), limbs.ints_to_limbs(witness_like(curve, n, kind), 4)
     expected = REF.msm(curve, group, points, scalars)
@@ -76,7 +77,7 @@ def test_scalar_statistics(cpu) -> None:
     assert msm.scalar_stats(limbs.ints_to_limbs(values, 4)) == (131, 4)
     assert msm.scalar_stats(limbs.ints_to_limbs([0, 0], 4)) == (0, 0)
     ones, others = np.empty(6, np.int64), np.empty(6, np.int64)
-    n1, n2 = msm.classify(limbs.ints_to_limbs(values, 4), ones, others)
+    n1, n2 = cpu.runtime().free_scalars.classify(limbs.ints_to_limbs(values, 4), ones, others)
     assert list(ones[:n1]) == [1] and list(others[:n2]) == [2, 3, 4]
 
 
