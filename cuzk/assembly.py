@@ -23,6 +23,15 @@ from cuzk.reference.groth16 import Proof
 from cuzk.timing import Recorder
 
 
+def msm_call(
+    backend: Backend, curve: Curve, group: str, bases: Any, scalars: Any, window: int | None = None
+) -> Callable[[], np.ndarray]:
+    """The backend call of one MSM over ``bases``: prepared (``msm_prepared``) or a limb array (``msm``)."""
+    if isinstance(bases, PreparedBases):
+        return partial(backend.msm_prepared, bases, scalars, window=window)  # type: ignore[attr-defined]
+    return partial(backend.msm, curve, group, bases, scalars, window=window)
+
+
 class Assembly:
     """The assembly's backend calls and formulas."""
 
@@ -46,13 +55,8 @@ class Assembly:
         if self.batch and group == "g1":
             batch = partial(backend.msm_batch, self.curve, group, [b for b, _ in sums], k)  # type: ignore[attr-defined]
             return list(self._timed_call(backend, name, batch))
-
-        def one(bases: Any, scalars: np.ndarray) -> Callable[[], np.ndarray]:
-            if isinstance(bases, PreparedBases):
-                return partial(backend.msm_prepared, bases, scalars)  # type: ignore[attr-defined]
-            return partial(backend.msm, self.curve, group, bases, scalars)
-
-        return [self._timed_call(backend, name, one(b, s)) for (b, _), s in zip(sums, k, strict=True)]
+        calls = [msm_call(backend, self.curve, group, b, s) for (b, _), s in zip(sums, k, strict=True)]
+        return [self._timed_call(backend, name, call) for call in calls]
 
     def _point(self, group: str, array: np.ndarray) -> Point:
         return limbs.limbs_to_point(self.curve, group, array)
@@ -88,4 +92,4 @@ class Assembly:
             return Proof(a=a, b=b_g2, c=c)
 
 
-__all__ = ["Assembly"]
+__all__ = ["Assembly", "msm_call"]

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.assembly import Assembly
+from cuzk.assembly import Assembly, msm_call
 from cuzk.backend_call import timed_call
 from cuzk.backends import limbs
 from cuzk.backends.protocol import (
@@ -193,16 +193,8 @@ class Prover(Assembly):
         """One MSM of the proof on its backend; ``scalars`` are (n, 4) canonical limbs; the result stays limbs."""
         backend = self._backend_for(group)
         with self.recorder.span(name, group=group, n=len(scalars)):
-            bases = self._bases[key]
-            if has_capability(backend, PREPARED_BASES):
-                return self._timed_call(
-                    backend,
-                    name,
-                    lambda: backend.msm_prepared(bases, scalars, window=self.window),  # type: ignore[attr-defined]
-                )
-            return self._timed_call(
-                backend, name, lambda: backend.msm(self.curve, group, bases, scalars, window=self.window)
-            )
+            call = msm_call(backend, self.curve, group, self._bases[key], scalars, self.window)
+            return self._timed_call(backend, name, call)
 
     def _msms_g1(self, scalars: dict[str, np.ndarray | KeptScalars]) -> dict[str, np.ndarray]:
         """The four G1 MSMs of the proof (A, B_G1, L, H), by key: one ``msm_batch`` call with ``batch``, else one
