@@ -3,7 +3,9 @@ synthesized, and its A·z, B·z, C·z evaluated, on a producer thread while the 
 
 The synthesis is the circuit's Python and holds the GIL while it runs; the evaluation (:meth:`Prover.evaluate`:
 z to limbs once, then numba kernels that release the GIL) hands the consumer limbs, so the proof itself runs no
-Python loop over the witness that the producer's Python could slow down.
+Python loop over the witness that the producer's Python could slow down. On a backend that keeps scalars the
+producer also stages the witness (:meth:`Prover.stage`): z is checked and uploaded while proof k runs, not at the
+start of proof k + 1.
 
 At most ``depth`` synthesized witnesses wait in the queue (memory stays bounded however many proofs are asked
 for), and proofs come back in the order of the jobs. A failing job stops the pipeline and its error is raised
@@ -92,7 +94,7 @@ def prove_many(
                     witness = in_thread(k, job)
                 if on_witness is not None:
                     on_witness(k, witness)
-                ready.put((k, witness))
+                ready.put((k, prover.stage(witness)))  # z uploaded while the proof before it runs
         except BaseException as error:  # handed to the consumer, re-raised in order
             ready.put((None, error))
             return
@@ -111,7 +113,7 @@ def prove_many(
                     return
                 raise item
             r, s = randomness(k) if randomness is not None else (None, None)
-            proof = prover.prove_assignment(item.z, item.a, item.b, item.c, r=r, s=s, index=k)
+            proof = prover.prove_assignment(item.z, item.a, item.b, item.c, r=r, s=s, index=k, z_kept=item.z_kept)
             if progress is not None:
                 progress.proof_done()
             yield proof

@@ -38,7 +38,7 @@ import secrets
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -101,12 +101,14 @@ def _resolve(backend: Backend | str | None) -> Backend:
 @dataclass(frozen=True)
 class Assignment:
     """A witness ready for the prover: z = (1, inputs…, aux…) and A·z, B·z, C·z on the domain, as (n, 4) uint64
-    canonical limbs (the arrays the backend takes)."""
+    canonical limbs (the arrays the backend takes); ``z_kept``, once :meth:`Prover.stage` has run, z kept on the
+    prover's backend."""
 
     z: np.ndarray
     a: np.ndarray
     b: np.ndarray
     c: np.ndarray
+    z_kept: KeptScalars | None = None
 
 
 SPAN_LIMIT = 4096  # spans the default recorder keeps: the last few dozen proofs
@@ -287,6 +289,15 @@ class Prover(Assembly):
             a, b, c = compiled.evaluate(z)
         return Assignment(z, a, b, c)
 
+    def stage(self, witness: Assignment) -> Assignment:
+        """The witness with z kept on the backend (checked and uploaded once; phase ``keep_z``), when the backend
+        keeps scalars: a pipeline stages witness k + 1 while proof k runs (:func:`cuzk.pipeline.prove_many`), so that
+        on a GPU the upload overlaps that proof's kernels instead of opening the next proof. Thread-safe."""
+        if witness.z_kept is not None or not self._keeps:
+            return witness
+        kept = self._keep_z(witness.z)
+        return replace(witness, z_kept=kept) if isinstance(kept, KeptScalars) else witness
+
     def prove(self, cs: Any, *, r: Any = None, s: Any = None, index: int | None = None) -> Proof:
         """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given.
         Giving r and s is insecure (they must be secret and fresh for every proof): for tests and vectors only."""
@@ -303,13 +314,15 @@ class Prover(Assembly):
         r: Any = None,
         s: Any = None,
         index: int | None = None,
+        z_kept: KeptScalars | None = None,
     ) -> Proof:
         """The proof from the full assignment z = (1, inputs…, aux…) and the values a, b, c of A·z, B·z, C·z on the
         domain: (n, 4) uint64 canonical limbs (as :meth:`evaluate` gives them), or lists of elements of Fr or ints
         in [0, r), converted to limbs once before the proof; what a .zkey-based prover computes from the key's
         coefficients instead of a circuit. The witness is trusted to satisfy the constraints: a wrong one gives a
         proof that does not verify (and, with the self-check on, raises ProofSelfCheckError). ``index`` names the
-        proof in that error (default: the number of proofs this Prover made before)."""
+        proof in that error (default: the number of proofs this Prover made before). ``z_kept`` is z as
+        :meth:`stage` kept it (the MSMs read it instead of uploading z again)."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
             raise ParameterError("give both r and s, or neither")
@@ -318,6 +331,8 @@ class Prover(Assembly):
         r_int, s_int = (v.value if hasattr(v, "value") else int(v) % fr.MODULUS for v in (r, s))
         if len(z) != self.pk.num_variables:
             raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
+        if z_kept is not None and (not isinstance(z_kept, KeptScalars) or len(z_kept) != len(z)):
+            raise ParameterError(f"z_kept must be the KeptScalars of this z ({len(z)} rows) that stage() made")
         if not all(isinstance(v, np.ndarray) for v in (z, a, b, c)):
             with self.recorder.span("witness_to_limbs", part="z, a, b, c"):
                 z, a, b, c = (self._to_limbs(v) for v in (z, a, b, c))
@@ -326,7 +341,8 @@ class Prover(Assembly):
             number = self._proofs if index is None else index
             self._proofs += 1
             with self.recorder.span("prove", proof=number):
-                proof = self._prove(z, a, b, c, r_int, s_int)
+                kept = z_kept if z_kept is not None else self._keep_z(z)
+                proof = self._prove(z, kept, a, b, c, r_int, s_int)
             if self._pvk is not None:
                 with self.recorder.span("self_check", proof=number):
                     public = [fr(x) for x in limbs.limbs_to_ints(z[1 : self.pk.num_inputs])]
@@ -334,8 +350,9 @@ class Prover(Assembly):
                         raise ProofSelfCheckError(number)
             return proof
 
-    def _prove(self, z: np.ndarray, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: int, s: int) -> Proof:
-        kept = self._keep_z(z)
+    def _prove(
+        self, z: np.ndarray, kept: np.ndarray | KeptScalars, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: int, s: int
+    ) -> Proof:
         z_g2 = kept if self.g2_backend is self.backend else z
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
             b_g2: Future[Point] | None = None

@@ -21,7 +21,7 @@ from cuzk.pipeline import prove_many
 from cuzk.prover import ENV_VERIFY, Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
-from cuzk.reference.errors import UnsatisfiedConstraintError
+from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.qap import Reduction
 from cuzk.timing import Recorder, chrome_trace, overhead, overlap_seconds, timings_table
@@ -166,6 +166,35 @@ def available(name: str) -> None:
     entry = discover().get(name)
     if entry is None or not entry.available:
         pytest.skip(f"the {name} backend is not available here: {entry.reason if entry else 'not registered'}")
+
+
+def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
+    """On a backend that keeps scalars (opencl), prove_many stages each witness: z is kept (phase keep_z) on the
+    producer thread, before its proof's span begins (beside the proof before it), one keep per proof, and the
+    proofs equal the reference's. prove() keeps z inside its span, and a z_kept of the wrong length is refused."""
+    available("opencl")
+    _cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
+    prover = Prover(pk, "opencl")
+    jobs = [lambda k=k: build("cubic", BN254.Fr, size=2, seed=k) for k in range(3)]
+    proofs = list(prove_many(prover, jobs, randomness=lambda k: (k + 1, k + 2)))
+    for k, proof in enumerate(proofs):
+        expected = create_proof(pk, build("cubic", BN254.Fr, size=2, seed=k), r=k + 1, s=k + 2)
+        assert proof.to_bytes() == expected.to_bytes()
+    rec = prover.recorder
+    keeps = sorted((s for s in rec.spans if s.name == "keep_z" and s.level == "engine"), key=lambda s: s.start)
+    proves = sorted((s for s in rec.spans if s.name == "prove"), key=lambda s: s.start)
+    assert len(keeps) == len(proves) == 3
+    for keep, proof_span in zip(keeps, proves, strict=True):
+        assert keep.end <= proof_span.start and keep.thread != proof_span.thread
+    cs = build("cubic", BN254.Fr, size=2, seed=7)
+    prover.prove(cs, r=1, s=2)
+    last = max(proves + [s for s in rec.spans if s.name == "prove"], key=lambda s: s.start)
+    last_keep = max((s for s in rec.spans if s.name == "keep_z" and s.level == "engine"), key=lambda s: s.start)
+    assert last.start <= last_keep.start and last_keep.end <= last.end
+    w = prover.stage(prover.evaluate(cs))
+    assert w.z_kept is not None
+    with pytest.raises(ParameterError, match="z_kept"):
+        prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept[1:])
 
 
 def test_cpu_fills_the_internal_level() -> None:
