@@ -293,9 +293,9 @@ class Prover(Assembly):
         """The witness with z kept on the backend (checked and uploaded once; phase ``keep_z``), when the backend
         keeps scalars: a pipeline stages witness k + 1 while proof k runs (:func:`cuzk.pipeline.prove_many`), so that
         on a GPU the upload overlaps that proof's kernels instead of opening the next proof. Thread-safe."""
-        if witness.z_kept is not None or not self._keeps:
+        if witness.z_kept is not None:
             return witness
-        kept = self._keep_z(witness.z)
+        kept = self._keep_z(witness.z)  # z itself where the backend does not keep scalars
         return replace(witness, z_kept=kept) if isinstance(kept, KeptScalars) else witness
 
     def prove(self, cs: Any, *, r: Any = None, s: Any = None, index: int | None = None) -> Proof:
