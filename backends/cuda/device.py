@@ -36,6 +36,7 @@ from cuzk.backends.kernels import CUDA, generate
 from cuzk.reference.curves import Curve
 
 BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
+WARP, REGISTER_UNIT = 32, 256  # threads a warp; a warp's registers are allocated in units of this many
 OPTIONS = ("--std=c++17",)
 STAGING_BUFFERS = 32  # pinned host buffers in the upload ring, at most …
 STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars) can run ahead of the stream
@@ -91,6 +92,15 @@ def device_info(cp: ModuleType, device: Any) -> DeviceInfo:
     return DeviceInfo(name, "CUDA", "gpu", int(props["multiProcessorCount"]), total, total, facts)
 
 
+def resident_threads(registers: int, block: int, unit_registers: int, unit_threads: int) -> int:
+    """Threads of a kernel of ``registers`` registers a thread, in blocks of ``block``, that one multiprocessor of
+    ``unit_registers`` registers and at most ``unit_threads`` threads runs at once: whole blocks, each warp's
+    registers allocated in units of 256 (CUDA's occupancy calculator)."""
+    warp_registers = -(-registers * WARP // REGISTER_UNIT) * REGISTER_UNIT
+    blocks = min(unit_registers // (warp_registers * -(-block // WARP)), unit_threads // block)
+    return blocks * block
+
+
 class CudaContext(BufferHelpers):
     """One device, its main stream (kernels, reads) and copy stream (uploads), the programs compiled for it, and a
     kernel launcher (a DeviceContext)."""
@@ -144,6 +154,13 @@ class CudaContext(BufferHelpers):
             k = self.module(curve, program).get_function(name)
             self._kernels[key] = (k, max(32, min(BLOCK, k.max_threads_per_block)))
         return self._kernels[key]
+
+    def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
+        k, block = self.kernel(curve, program, name)
+        attributes = self.device.attributes
+        return resident_threads(
+            k.num_regs, block, attributes["MaxRegistersPerMultiprocessor"], attributes["MaxThreadsPerMultiProcessor"]
+        )
 
     def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None) -> None:
         """Run kernel ``name`` over ``items`` threads (rounded up to whole blocks; kernels check their range), in

@@ -15,13 +15,12 @@ from cuzk.backends.gpu.plan import Memory, piece_sizes, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
 
-# Shifted bases pay up to 2^22 points on BLS12-381 and 2^21 on BN254, whose cheaper field makes the W copies of the
-# bases, read at random, cost more than the Horner step they save. H200, device ms unshifted → shifted (with the
-# even/odd multiplication and short scans): BLS12-381 G1 2^21 30.3 → 22.8, 2^22 62.1 → 56.4, 2^23 102 → 117; G2
-# 2^21 98.3 → 72.3, 2^22 200 → 179; BN254 G1 2^21 15.4 → 12.9, 2^22 26.5 → 31.2, 2^23 54.5 → 86.4; G2 2^21
-# 44.8 → 35.7, 2^22 76.5 → 85.3. Other curves: the BN254 bound.
-SHIFTED_MAX_POINTS = {"bls12_381": 1 << 22, "bn254": 1 << 21}
-SHIFTED_MAX_POINTS_DEFAULT = 1 << 21
+# Shifted bases pay at every size measured, up to 2^24 points (the largest), with the bucket kernels of the fifth
+# round. H200, G1 device ms per window row → shifted: BLS12-381 2^23 76.9 → 57.7, 2^24 143.4 → 117.4; BN254 2^22
+# 22.2 → 18.0, 2^23 41.1 → 32.7, 2^24 77.5 → 68.7. (With the third round's kernel the copies, read at random, cost
+# more than the Horner step they saved from 2^23 on BLS12-381 and 2^22 on BN254.) Other curves: the same bound.
+SHIFTED_MAX_POINTS = {"bls12_381": 1 << 24, "bn254": 1 << 24}
+SHIFTED_MAX_POINTS_DEFAULT = 1 << 24
 
 
 @dataclass(frozen=True)

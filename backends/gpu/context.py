@@ -114,6 +114,10 @@ class DeviceContext(Protocol):
         """Give the memory of ``cached_bytes`` back (after an out-of-memory error)."""
         ...
 
+    def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
+        """How many threads of kernel ``name`` one compute unit runs at once, where the API tells (else None)."""
+        ...
+
 
 class BufferHelpers:
     """What every context derives from its ``buffer``, ``write``, ``fill_zero`` and ``read_later``: uploads, zeroed
@@ -156,6 +160,9 @@ class BufferHelpers:
         return 0
 
     def release_cached(self) -> None:
+        return None
+
+    def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
         return None
 
     @property

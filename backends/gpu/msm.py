@@ -27,17 +27,19 @@ from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, read
 from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, plan_msm, scan_block
 from cuzk.reference.curves import Curve
 
-# Bucket work-items per compute unit, and per GPU multiprocessor from 2^20 to 2^22 points: H200, BLS12-381 G1 device
-# ms, 256 → 512 per SM: 2^20 23.1 → 21.1, 2^21 49.9 → 45.4, 2^22 105 → 91.8, but 2^23 156 → 172, 2^24 259 → 302
-# (BN254: 2^20 13.2 → 11.0, 2^22 39.9 → 38.2, 2^24 158 → 166). Below 2^20 the 512 rule was not measured.
+# Bucket work-items per compute unit where the API does not tell how many threads of the bucket-sum kernel a unit
+# runs at once.
 PARALLEL_ITEMS_PER_UNIT = {"cpu": 16, "gpu": 256}
-WIDE_ITEMS_PER_GPU_UNIT, WIDE_RANGE = 512, (1 << 20, 1 << 22)
 
 
-def default_parallel_items(kind: str, compute_units: int, n: int) -> int:
-    """Bucket-kernel work-items over all windows for an MSM of n points on a device of ``kind``."""
-    wide = kind == "gpu" and WIDE_RANGE[0] <= n <= WIDE_RANGE[1]
-    return (WIDE_ITEMS_PER_GPU_UNIT if wide else PARALLEL_ITEMS_PER_UNIT[kind]) * compute_units
+def default_parallel_items(ctx: DeviceContext, curve: Curve, group: str) -> int:
+    """Bucket work-items over all rows: per compute unit, the threads of the bucket-sum kernel it runs at once,
+    rounded down to a power of two, where the API tells (else PARALLEL_ITEMS_PER_UNIT). H200, shifted bases, device
+    ms at 256 → 512 a multiprocessor: BLS12-381 G1 (164 registers, 384 threads resident) 2^22 31.4 → 31.8, 2^24
+    117.4 → 118.3, and 33.5 ms at 384 for 2^22; BN254 G1 (122 registers, 512) 2^22 18.8 → 18.0, 2^24 71.9 → 68.7."""
+    resident = ctx.resident_threads(curve, program(group), f"{group}_msm_bucket_sums")
+    per_unit = 1 << (resident.bit_length() - 1) if resident else PARALLEL_ITEMS_PER_UNIT[ctx.info.kind]
+    return per_unit * ctx.info.compute_units
 
 
 # The bucket entries one scatter launch writes, at random places: about half an H200's L2 cache (50 MB), so that
@@ -66,6 +68,7 @@ class Job:
     blocks: int  # scan blocks per row
     segments: int  # bucket-kernel work-items per row
     chunk: int
+    sum_rows: int = 1  # rows whose bucket sums are held at once
 
     @property
     def rows(self) -> int:
@@ -85,6 +88,8 @@ class Job:
             self.rows * self.blocks * 4,
             self.rows * self.segments * geometry.xyzz_bytes,
             self.rows * geometry.xyzz_bytes,
+            self.sum_rows * self.buckets * geometry.xyzz_bytes,
+            2 * self.sum_rows * self.segments * geometry.xyzz_bytes,
             self.windows * self.chunk * 4,
             0 if self.prepared else self.chunk * geometry.base_bytes,
         )
@@ -100,8 +105,9 @@ def _shifted_job(
     nb = 1 << (c - 1)
     blocks = -(-nb // scan_block(nb))
     segments = max(1, min(w * n + nb, parallel_items))
-    needed = 3 * (nb + 1) * 4 + blocks * 4 + (segments + 1) * geometry.xyzz_bytes + n * SCALAR_BYTES + w * n * 4
-    largest = max(w * n * 4, segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
+    points = (3 * segments + 1 + nb) * geometry.xyzz_bytes  # partial, edges, acc, sums
+    needed = 3 * (nb + 1) * 4 + blocks * 4 + points + n * SCALAR_BYTES + w * n * 4
+    largest = max(w * n * 4, nb * geometry.xyzz_bytes, 2 * segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
     if w * n >= 1 << 31 or needed > memory.budget or largest > memory.max_alloc:
         return None
     return Job(n, c, w, merged=True, prepared=True, blocks=blocks, segments=segments, chunk=n)
@@ -124,7 +130,7 @@ def plan(
     work-items over all windows) defaults to what keeps the device busy."""
     geometry = Geometry.of(curve, group)
     resident = bases if isinstance(bases, ResidentBases) else None
-    items = parallel_items or default_parallel_items(ctx.info.kind, ctx.info.compute_units, n)
+    items = parallel_items or default_parallel_items(ctx, curve, group)
     if resident is not None and resident.shift is not None and window in (None, resident.shift) and not max_chunk:
         job = _shifted_job(n, resident, geometry, memory, items)
         if job is not None:
@@ -140,7 +146,7 @@ def plan(
         parallel_items=items,
         max_chunk=max_chunk,
     )
-    return Job(n, p.window, p.windows, False, resident is not None, p.blocks, p.segments, p.chunk)
+    return Job(n, p.window, p.windows, False, resident is not None, p.blocks, p.segments, p.chunk, p.sum_rows)
 
 
 @dataclass
@@ -154,6 +160,8 @@ class Tables:
     block_sums: Any
     partial: Any
     acc: Any
+    sums: Any  # a bucket sum per bucket of every row
+    edges: Any  # two per bucket-sum work-item: its parts of the buckets its range cuts
     entries: Any
     staging: Any  # None when every job's bases are resident
 
@@ -195,10 +203,16 @@ def accumulate(
         span = (u32(first), u32(first + step))
         ctx.launch(curve, prog, "msm_scatter", count, *digits, tables.cursor, tables.entries, *span)
     row_length = count * job.windows if job.merged else count
-    bucket_args = (bases_buf, u32(offset), tables.entries, tables.offsets, u32(row_length), u32(nb))
-    ctx.launch(
-        curve, prog, f"{group}_msm_buckets", rows * segments, *bucket_args, u32(segments), u32(rows), tables.partial
-    )
+    sums_args = (bases_buf, u32(offset), tables.entries, tables.offsets, u32(row_length), u32(nb), u32(segments))
+    for first in range(0, rows, job.sum_rows):  # rows first … first + held − 1: their bucket sums, then reduced
+        held = min(job.sum_rows, rows - first)
+        span = (u32(first), u32(held), tables.sums)
+        ctx.fill_zero(tables.sums, held * nb * Geometry.of(curve, group).xyzz_bytes)  # empty buckets: infinity
+        ctx.launch(curve, prog, f"{group}_msm_bucket_sums", held * segments, *sums_args, *span, tables.edges)
+        edges = (tables.offsets, u32(nb), u32(segments), *span[:2], tables.edges, tables.sums)
+        ctx.launch(curve, prog, f"{group}_msm_bucket_edges", held * segments, *edges)
+        reduce = (tables.sums, u32(nb), u32(segments), u32(first), u32(held), tables.partial)
+        ctx.launch(curve, prog, f"{group}_msm_bucket_reduce", held * segments, *reduce)
     remaining = segments
     while remaining > 1:
         stride = -(-remaining // 2)

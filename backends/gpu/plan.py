@@ -2,7 +2,9 @@
 
 Per window of c bits the MSM keeps NB = 2^(c−1) buckets. Device memory holds, besides the bases:
 
-    fixed      counts, offsets, cursor  3 · W · (NB + 1) · 4 bytes; block sums; one XYZZ point per segment
+    fixed      counts, offsets, cursor  3 · W · (NB + 1) · 4 bytes; block sums; the NB bucket sums of each window
+               held at once; three XYZZ points per segment (its share of the reduction, and its parts of the two
+               buckets its range may cut)
     per point  its scalar (32 bytes), its W bucket entries (4 bytes each), its base unless prepared
 
 Points are processed in chunks of at most ``chunk`` points; each buffer must also fit in the device's largest
@@ -35,7 +37,8 @@ class MsmPlan:
     window: int  # c
     windows: int  # W
     buckets: int  # NB = 2^(c−1)
-    segments: int  # bucket-kernel work-items per window (each takes an equal share of entries + buckets)
+    segments: int  # bucket-kernel work-items per window (each takes an equal share of its entries, of its buckets)
+    sum_rows: int  # windows whose bucket sums are held at once (the bucket kernels run over them in turn)
     blocks: int  # scan blocks per window
     chunk: int  # points per chunk
     fixed_bytes: int
@@ -115,13 +118,18 @@ def _plan(
     table = w * (nb + 1) * 4
     per_point = SCALAR_BYTES + 4 * w + (0 if prepared else base_bytes)
     segments = min(n + nb, max(1, -(-parallel_items // w)))
-    while True:  # fewer segments (less parallelism, less memory) until the tables fit
-        fixed = 3 * table + w * blocks * 4 + (w * segments + w) * xyzz_bytes + base_bytes
-        largest_fixed = max(table, w * segments * xyzz_bytes)
+    sum_rows = max(1, min(w, memory.max_alloc // (nb * xyzz_bytes)))
+    while True:  # fewer rows of bucket sums at once, then fewer segments (less parallelism), until the tables fit
+        held = sum_rows * (nb + 2 * segments)  # bucket sums and edge parts of the rows held at once
+        fixed = 3 * table + w * blocks * 4 + (w * segments + w + held) * xyzz_bytes + base_bytes
+        largest_fixed = max(table, w * segments * xyzz_bytes, max(nb, 2 * segments) * sum_rows * xyzz_bytes)
         fits = largest_fixed <= memory.max_alloc and fixed + per_point <= memory.budget
-        if fits or segments == 1:
+        if fits or (segments == 1 and sum_rows == 1):
             break
-        segments //= 2
+        if sum_rows > 1:
+            sum_rows //= 2
+        else:
+            segments //= 2
     if not fits:
         raise DeviceMemoryError(
             f"an MSM with {c}-bit windows ({w} windows × {nb} buckets) needs {fixed + per_point} bytes of device "
@@ -135,7 +143,7 @@ def _plan(
         chunk = min(chunk, memory.max_alloc // base_bytes)
     if max_chunk is not None:
         chunk = min(chunk, max_chunk)
-    return MsmPlan(c, w, nb, segments, blocks, max(1, chunk), fixed, per_point)
+    return MsmPlan(c, w, nb, segments, sum_rows, blocks, max(1, chunk), fixed, per_point)
 
 
 def piece_sizes(n: int, base_bytes: int, memory: Memory, max_chunk: int | None = None) -> list[int]:

@@ -1,12 +1,17 @@
 /* ---- MSM in ${g}: Pippenger over the sorted buckets (the reference's msm_pippenger) ----
- * Bucket kernel: window t's entries (in bucket order) and one step per bucket are W_t = n_t + NB units of work,
- * cut into `segments` equal ranges, one per work-item, whatever the buckets hold: a window whose buckets are
- * few and full (the top one) costs no more than the others. A work-item walks its range from the top down,
- * adding each entry into `running` (mixed affine additions) and, at each bucket step, running into `total`; with
- * S_j its share of bucket j and e the lowest bucket whose step it owns, total = Σ_(j ≥ e) (j − e + 1)·S_j, so its
- * share of Σ_j j·S_j is total + (e − 1)·running (summation by parts). Fold and window kernels: the segments of
- * window t summed by a tree into acc[t] (accumulated over chunks of the points). Finish: Horner over the windows,
- * acc = 2^c·acc + acc[t] from the top window down, then affine and canonical. */
+ * Row t (a window, or every window over shifted bases) holds its entries in bucket order: bucket j's are
+ * row[j − 1] … row[j] − 1. Three kernels make Σ_j j·S_j of a row's bucket sums S_j:
+ * - bucket sums: the row's entries are cut into `segments` equal ranges, one per work-item, whatever the buckets
+ *   hold, so that every work-item of a warp makes the same mixed additions in step (a bucket's end costs a store);
+ *   a bucket that lies in the range is stored in `sums`, one cut by the range's ends leaves its part in `edges`
+ *   (slot 0: the part of a bucket begun before the range, slot 1: of one that goes on after it);
+ * - edges: the work-item whose range a cut bucket begins in adds the parts of the next ranges into its own;
+ * - reduce: the buckets cut into `segments` equal ranges; a work-item walks its range from the top down, adding
+ *   S_j into `running` and running into `total`: with a the lowest bucket of the range, total = Σ (j − a + 1)·S_j,
+ *   so its share of Σ j·S_j is total + (a − 1)·running (summation by parts).
+ * Fold and window kernels: the segments of row t summed by a tree into acc[t] (accumulated over chunks of the
+ * points). Finish: Horner over the windows, acc = 2^c·acc + acc[t] from the top window down, then affine and
+ * canonical. */
 
 KERNEL void ${g}_bases_to_mont(GLOBAL ${g}_affine_t *bases, u32 n) {
   u32 i = GLOBAL_ID();
@@ -35,51 +40,88 @@ KERNEL void ${g}_on_curve(GLOBAL const ${g}_affine_t *points, u32 n, GLOBAL u32 
   ok[i] = ${g}_affine_on_curve(${g}_affine_to_mont(points[i])) ? 1u : 0u;
 }
 
-KERNEL void ${g}_msm_buckets(GLOBAL const ${g}_affine_t *bases, u32 base_offset, GLOBAL const u32 *entries,
-                             GLOBAL const u32 *offsets, u32 n, u32 nb, u32 segments, u32 windows,
-                             GLOBAL ${g}_xyzz_t *partial) {
+/* Where the sum of bucket j (its entries row[j − 1] … row[j] − 1) goes from a work-item of entries first … end − 1:
+ * `sums` when the bucket lies in that range, else the work-item's edge slot 0 (begun before it) or 1 (goes on). */
+DEVICE void ${g}_msm_store_bucket(GLOBAL const u32 *row, u32 j, u32 first, u32 end, ${g}_xyzz_t sum,
+                                  GLOBAL ${g}_xyzz_t *bucket, GLOBAL ${g}_xyzz_t *edge) {
+  if (row[j - 1] < first) {
+    edge[0] = sum;
+  } else if (row[j] > end) {
+    edge[1] = sum;
+  } else {
+    bucket[0] = sum;
+  }
+}
+
+KERNEL void ${g}_msm_bucket_sums(GLOBAL const ${g}_affine_t *bases, u32 base_offset, GLOBAL const u32 *entries,
+                                 GLOBAL const u32 *offsets, u32 n, u32 nb, u32 segments, u32 first_row, u32 rows,
+                                 GLOBAL ${g}_xyzz_t *sums, GLOBAL ${g}_xyzz_t *edges) {
   u32 id = GLOBAL_ID();
-  if (id >= segments * windows) return;
-  u32 t = id / segments, s = id % segments;
+  if (id >= segments * rows) return;
+  u32 t = first_row + id / segments, s = id % segments;
   GLOBAL const u32 *row = offsets + (size_t)t * (nb + 1);
   GLOBAL const u32 *list = entries + (size_t)t * n;
-  u32 units = row[nb] + nb, per = (units + segments - 1) / segments;
-  u32 first = min(units, s * per), end = min(units, first + per);
-#ifdef CUZK_PAIRED_MUL /* the total in the work-item's own output slot, its registers left to the paired products */
-#define ${G}_TOTAL partial[id]
-#else
-  ${g}_xyzz_t total;
-#define ${G}_TOTAL total
-#endif
+  GLOBAL ${g}_xyzz_t *sum = sums + (size_t)(id / segments) * nb; /* sum[j − 1]: bucket j's */
+  u32 m = row[nb], per = (m + segments - 1) / segments;
+  u32 first = min(m, s * per), end = min(m, first + per);
+  if (first >= end) return;
+  u32 j = msm_entry_bucket(row, nb, first), bucket_end = row[j];
   ${g}_xyzz_t running = ${g}_infinity();
-  ${G}_TOTAL = ${g}_infinity();
-  u32 e = 1;
-  if (first < end) {
-    u32 j = msm_bucket_at(row, nb, end - 1);
-    for (;;) {
-      u32 start = msm_bucket_start(row, j), lo = row[j - 1];
-      u32 k = first > start + 1 ? first - start - 1 : 0;
-      u32 k_end = min(row[j] - lo, end - start - 1);
-      for (; k < k_end; k++) {
-        u32 entry = list[lo + k];
-#ifndef CUZK_NO_PREFETCH /* the next point's lines on their way to L2 while this addition runs */
-        if (k + 1 < k_end) PREFETCH(bases + base_offset + (list[lo + k + 1] & 0x7fffffffu), sizeof(${g}_affine_t));
-#endif
-        ${g}_affine_t a = bases[base_offset + (entry & 0x7fffffffu)];
-        if (${g}_affine_is_infinity(a)) continue;
-        if (entry >> 31) a.y = ${f}_neg(a.y);
-        running = ${g}_madd(running, a);
-      }
-      if (start >= first) ${G}_TOTAL = ${g}_add(${G}_TOTAL, running);
-      if (start <= first) {
-        e = start >= first ? j : j + 1;
-        break;
-      }
-      j--;
+  for (u32 k = first; k < end; k++) {
+    if (k == bucket_end) { /* bucket j is complete: store it, and go on to the next bucket with entries */
+      ${g}_msm_store_bucket(row, j, first, end, running, sum + j - 1, edges + 2 * (size_t)id);
+      running = ${g}_infinity();
+      do {
+        j++;
+      } while (row[j] <= k);
+      bucket_end = row[j];
     }
+    u32 entry = list[k];
+#ifndef CUZK_NO_PREFETCH /* the next point's lines on their way to L2 while this addition runs */
+    if (k + 1 < end) PREFETCH(bases + base_offset + (list[k + 1] & 0x7fffffffu), sizeof(${g}_affine_t));
+#endif
+    ${g}_affine_t a = bases[base_offset + (entry & 0x7fffffffu)];
+    if (${g}_affine_is_infinity(a)) continue;
+    if (entry >> 31) a.y = ${f}_neg(a.y);
+    running = ${g}_madd(running, a);
   }
-  partial[id] = ${g}_add(${G}_TOTAL, ${g}_mul_small(running, e - 1));
-#undef ${G}_TOTAL
+  ${g}_msm_store_bucket(row, j, first, end, running, sum + j - 1, edges + 2 * (size_t)id);
+}
+
+/* The work-item whose range a cut bucket begins in (slot 1) adds the next ranges' parts of it (their slot 0) and
+ * stores its sum. */
+KERNEL void ${g}_msm_bucket_edges(GLOBAL const u32 *offsets, u32 nb, u32 segments, u32 first_row, u32 rows,
+                                  GLOBAL const ${g}_xyzz_t *edges, GLOBAL ${g}_xyzz_t *sums) {
+  u32 id = GLOBAL_ID();
+  if (id >= segments * rows) return;
+  u32 t = first_row + id / segments, s = id % segments;
+  GLOBAL const u32 *row = offsets + (size_t)t * (nb + 1);
+  u32 m = row[nb], per = (m + segments - 1) / segments;
+  u32 first = min(m, s * per), end = min(m, first + per);
+  if (first >= end) return;
+  u32 j = msm_entry_bucket(row, nb, end - 1);
+  if (row[j - 1] < first || row[j] <= end) return;
+  ${g}_xyzz_t acc = edges[2 * (size_t)id + 1];
+  for (u32 next = s + 1; next < segments; next++) {
+    acc = ${g}_add(acc, edges[2 * (id + next - s)]);
+    if (row[j] <= min(m, (next + 1) * per)) break;
+  }
+  sums[(size_t)(id / segments) * nb + j - 1] = acc;
+}
+
+KERNEL void ${g}_msm_bucket_reduce(GLOBAL const ${g}_xyzz_t *sums, u32 nb, u32 segments, u32 first_row, u32 rows,
+                                   GLOBAL ${g}_xyzz_t *partial) {
+  u32 id = GLOBAL_ID();
+  if (id >= segments * rows) return;
+  u32 s = id % segments;
+  GLOBAL const ${g}_xyzz_t *sum = sums + (size_t)(id / segments) * nb; /* sum[j − 1]: bucket j's */
+  u32 per = (nb + segments - 1) / segments, low = s * per + 1, high = min(nb, low + per - 1);
+  ${g}_xyzz_t running = ${g}_infinity(), total = ${g}_infinity();
+  for (u32 j = high; j >= low; j--) {
+    running = ${g}_add(running, sum[j - 1]);
+    total = ${g}_add(total, running);
+  }
+  partial[(size_t)first_row * segments + id] = low > high ? ${g}_infinity() : ${g}_add(total, ${g}_mul_small(running, low - 1));
 }
 
 /* One level of a tree sum over the first `count` segments of every window: partial[t][s] += partial[t][s + stride]

@@ -98,15 +98,13 @@ KERNEL void msm_scan_fill(GLOBAL const u32 *counts, GLOBAL const u32 *block_sums
   if (b == blocks - 1) offsets[row + nb] = running;
 }
 
-/* The first unit of bucket j (1 … nb) in the bucket kernel's work order: its step, then its entries. */
-DEVICE u32 msm_bucket_start(GLOBAL const u32 *row, u32 j) { return row[j - 1] + j - 1; }
-
-/* The bucket whose units hold unit p: the largest j in 1 … nb with msm_bucket_start(j) ≤ p (a binary search). */
-DEVICE u32 msm_bucket_at(GLOBAL const u32 *row, u32 nb, u32 p) {
+/* The bucket holding entry k < row[nb] of a row: the largest j in 1 … nb with row[j − 1] ≤ k (a binary search;
+ * bucket j's entries are row[j − 1] … row[j] − 1). */
+DEVICE u32 msm_entry_bucket(GLOBAL const u32 *row, u32 nb, u32 k) {
   u32 lo = 1, hi = nb;
   while (lo < hi) {
     u32 mid = lo + (hi - lo + 1) / 2;
-    if (msm_bucket_start(row, mid) <= p) {
+    if (row[mid - 1] <= k) {
       lo = mid;
     } else {
       hi = mid - 1;

@@ -24,6 +24,7 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.cuda import device as cuda_device
+from cuzk.backends.gpu import bases as gpu_bases
 from cuzk.backends.gpu.context import ready
 from cuzk.bench import consecutive_bases
 from cuzk.reference.curves import curve_by_name
@@ -101,8 +102,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--field-mul", action="store_true", help="Fq and Fr multiplications per second")
     parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-maxrregcount=168")
     parser.add_argument("--parallel-items", type=int, default=None, help="bucket work-items per multiprocessor")
+    parser.add_argument("--shifted-max", type=int, default=None, help="shifted bases up to 2^N points, every curve")
     args = parser.parse_args(argv)
     cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
+    if args.shifted_max is not None:
+        gpu_bases.SHIFTED_MAX_POINTS.update(dict.fromkeys(gpu_bases.SHIFTED_MAX_POINTS, 1 << args.shifted_max))
     backend = CudaBackend()
     if args.parallel_items and backend.is_available():
         backend.parallel_items = args.parallel_items * backend.describe()["multiprocessors"]

@@ -167,7 +167,7 @@ def test_msm_over_bases_in_several_allocations_reads_each_pieces_scalars(
     values = [rng.randrange(BN254.r) for _ in range(len(bases))]
     handle = small.prepare_bases(BN254, "g2", bases)
     assert [count for _, _, count in handle.payload.pieces] == [256, 24]
-    got = small.msm_prepared(handle, scalars_of(BN254, values), window=9)
+    got = small.msm_prepared(handle, scalars_of(BN254, values), window=7)
     expected = BN254.g2.generator * (sum(k * t for k, t in zip(values, logs, strict=True)) % BN254.r)
     np.testing.assert_array_equal(got, limbs.point_to_limbs(BN254, "g2", expected))
 
@@ -255,7 +255,7 @@ def test_prepared_bases_and_batches(backend: DeviceBackend, curve: Curve, rng: r
         np.testing.assert_array_equal(backend.msm_prepared(handle, s), e)
     got = backend.msm_batch(curve, "g1", [handle, bases, handle], batch, windows=[None, 3, 7])
     np.testing.assert_array_equal(got, expected)
-    assert "g1_msm_buckets" in backend.last_kernel_seconds
+    assert "g1_msm_bucket_sums" in backend.last_kernel_seconds
     with pytest.raises(BackendInputError, match="another device context"):
         fresh(backend).msm_prepared(handle, batch[0])
 

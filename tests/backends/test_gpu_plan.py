@@ -3,11 +3,14 @@ errors when nothing fits."""
 
 from __future__ import annotations
 
+import dataclasses
 from math import isqrt
 
 import pytest
 
+from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.gpu import msm as msm_device
+from cuzk.backends.gpu.context import DeviceInfo
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import (
     MIN_SCAN_BLOCK,
@@ -19,7 +22,10 @@ from cuzk.backends.gpu.plan import (
     shifted_window,
     window_cost,
 )
+from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.msm import window_count
+
+INFO = DeviceInfo("test", "test", "gpu", 1, 1 << 30, 1 << 30, {})
 
 # --- the planner --------------------------------------------------------------------------------------------------
 
@@ -79,18 +85,42 @@ def test_shifted_window_is_wider_and_cheapest() -> None:
         assert cost[c - 1] == min(cost)
 
 
-def test_default_parallel_items_widens_only_in_the_measured_range() -> None:
-    lo, hi = msm_device.WIDE_RANGE
-    units = 132
-    wide, narrow = msm_device.WIDE_ITEMS_PER_GPU_UNIT * units, msm_device.PARALLEL_ITEMS_PER_UNIT["gpu"] * units
-    assert wide > narrow
-    assert [msm_device.default_parallel_items("gpu", units, n) for n in (lo - 1, lo, hi, hi + 1)] == [
-        narrow,
-        wide,
-        wide,
-        narrow,
-    ]
-    assert msm_device.default_parallel_items("cpu", 2, lo) == msm_device.PARALLEL_ITEMS_PER_UNIT["cpu"] * 2
+class _Context:
+    """What default_parallel_items reads of a context: its kind, units and the bucket-sum kernel's residency."""
+
+    def __init__(self, kind: str, resident: int | None) -> None:
+        self.info = dataclasses.replace(INFO, kind=kind, compute_units=132)
+        self.resident = resident
+        self.asked: list[tuple[str, str, str]] = []
+
+    def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
+        self.asked.append((curve.name, program, name))
+        return self.resident
+
+
+@pytest.mark.parametrize(("resident", "per_unit"), [(384, 256), (512, 512), (256, 256), (160, 128)])
+def test_default_parallel_items_follow_the_bucket_kernels_residency(resident: int, per_unit: int) -> None:
+    """Per compute unit, the bucket-sum kernel's resident threads rounded down to a power of two (H200: 384 for
+    BLS12-381 G1 ran slower than 256)."""
+    ctx = _Context("gpu", resident)
+    assert msm_device.default_parallel_items(ctx, BLS12_381, "g2") == per_unit * 132  # type: ignore[arg-type]
+    assert ctx.asked == [("bls12_381", "msm_g2", "g2_msm_bucket_sums")]
+
+
+@pytest.mark.parametrize("kind", ["gpu", "cpu"])
+def test_default_parallel_items_without_residency(kind: str) -> None:
+    ctx = _Context(kind, None)
+    expected = msm_device.PARALLEL_ITEMS_PER_UNIT[kind] * 132
+    assert msm_device.default_parallel_items(ctx, BN254, "g1") == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("registers", "block", "threads"),
+    [(254, 128, 256), (164, 128, 384), (122, 128, 512), (187, 128, 256), (32, 128, 2048), (255, 32, 256)],
+)
+def test_resident_threads_of_a_kernel(registers: int, block: int, threads: int) -> None:
+    """Hopper's multiprocessor (65,536 registers, 2,048 threads): whole blocks, warps' registers in units of 256."""
+    assert cuda_device.resident_threads(registers, block, 65536, 2048) == threads
 
 
 def test_scan_blocks_are_about_the_square_root_of_the_row() -> None:

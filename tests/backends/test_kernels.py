@@ -201,7 +201,7 @@ def test_cuda_source_compiles_for_hopper(curve: Curve, program: str, tmp_path: P
     cmd = ["nvcc", "-arch=sm_90", "-c", "-Xptxas", "-v", src.name, "-o", f"{program}.o"]
     done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr[:4000]
-    report = re.search(r"for \w+_msm_buckets\n\s*(\d+) bytes stack frame", done.stderr)
+    report = re.search(r"for \w+_msm_bucket_sums\n\s*(\d+) bytes stack frame", done.stderr)
     if program == "msm_g1":
         assert report is not None, done.stderr[:4000]
         assert int(report[1]) <= 16, f"the bucket kernel has a {report[1]}-byte stack frame"
