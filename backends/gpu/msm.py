@@ -86,7 +86,7 @@ class Job:
             table,
             table,
             self.rows * self.blocks * 4,
-            self.rows * self.segments * geometry.xyzz_bytes,
+            2 * self.rows * self.segments * geometry.xyzz_bytes,
             self.rows * geometry.xyzz_bytes,
             self.sum_rows * self.buckets * geometry.xyzz_bytes,
             2 * self.sum_rows * self.segments * geometry.xyzz_bytes,
@@ -105,7 +105,7 @@ def _shifted_job(
     nb = 1 << (c - 1)
     blocks = -(-nb // scan_block(nb))
     segments = max(1, min(w * n + nb, parallel_items))
-    points = (3 * segments + 1 + nb) * geometry.xyzz_bytes  # partial, edges, acc, sums
+    points = (4 * segments + 1 + nb) * geometry.xyzz_bytes  # partial, edges, acc, sums
     needed = 3 * (nb + 1) * 4 + blocks * 4 + points + n * SCALAR_BYTES + w * n * 4
     largest = max(w * n * 4, nb * geometry.xyzz_bytes, 2 * segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
     if w * n >= 1 << 31 or needed > memory.budget or largest > memory.max_alloc:
@@ -209,17 +209,17 @@ def accumulate(
         span = (u32(first), u32(held), tables.sums)
         ctx.fill_zero(tables.sums, held * nb * Geometry.of(curve, group).xyzz_bytes)  # empty buckets: infinity
         ctx.launch(curve, prog, f"{group}_msm_bucket_sums", held * segments, *sums_args, *span, tables.edges)
-        edges = (tables.offsets, u32(nb), u32(segments), *span[:2], tables.edges, tables.sums)
+        edges = (tables.offsets, u32(nb), u32(segments), *span[:2], tables.edges, tables.sums, tables.partial)
         ctx.launch(curve, prog, f"{group}_msm_bucket_edges", held * segments, *edges)
         reduce = (tables.sums, u32(nb), u32(segments), u32(first), u32(held), tables.partial)
         ctx.launch(curve, prog, f"{group}_msm_bucket_reduce", held * segments, *reduce)
-    remaining = segments
+    remaining = per_row = 2 * segments  # the reduction's partial sums, then the edges' extra ones
     while remaining > 1:
         stride = -(-remaining // 2)
-        fold = (tables.partial, u32(segments), u32(remaining), u32(stride), u32(rows))
+        fold = (tables.partial, u32(per_row), u32(remaining), u32(stride), u32(rows))
         ctx.launch(curve, prog, f"{group}_msm_fold", stride * rows, *fold)
         remaining = stride
-    ctx.launch(curve, prog, f"{group}_msm_windows", rows, tables.partial, u32(segments), u32(rows), tables.acc)
+    ctx.launch(curve, prog, f"{group}_msm_windows", rows, tables.partial, u32(per_row), u32(rows), tables.acc)
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,8 @@
 Per window of c bits the MSM keeps NB = 2^(c−1) buckets. Device memory holds, besides the bases:
 
     fixed      counts, offsets, cursor  3 · W · (NB + 1) · 4 bytes; block sums; the NB bucket sums of each window
-               held at once; three XYZZ points per segment (its share of the reduction, and its parts of the two
-               buckets its range may cut)
+               held at once; four XYZZ points per segment (its share of the reduction, its parts of the two buckets
+               its range may cut, and the weighted part of one)
     per point  its scalar (32 bytes), its W bucket entries (4 bytes each), its base unless prepared
 
 Points are processed in chunks of at most ``chunk`` points; each buffer must also fit in the device's largest
@@ -121,8 +121,8 @@ def _plan(
     sum_rows = max(1, min(w, memory.max_alloc // (nb * xyzz_bytes)))
     while True:  # fewer rows of bucket sums at once, then fewer segments (less parallelism), until the tables fit
         held = sum_rows * (nb + 2 * segments)  # bucket sums and edge parts of the rows held at once
-        fixed = 3 * table + w * blocks * 4 + (w * segments + w + held) * xyzz_bytes + base_bytes
-        largest_fixed = max(table, w * segments * xyzz_bytes, max(nb, 2 * segments) * sum_rows * xyzz_bytes)
+        fixed = 3 * table + w * blocks * 4 + (2 * w * segments + w + held) * xyzz_bytes + base_bytes
+        largest_fixed = max(table, 2 * w * segments * xyzz_bytes, max(nb, 2 * segments) * sum_rows * xyzz_bytes)
         fits = largest_fixed <= memory.max_alloc and fixed + per_point <= memory.budget
         if fits or (segments == 1 and sum_rows == 1):
             break

@@ -5,11 +5,13 @@
  *   hold, so that every work-item of a warp makes the same mixed additions in step (a bucket's end costs a store);
  *   a bucket that lies in the range is stored in `sums`, one cut by the range's ends leaves its part in `edges`
  *   (slot 0: the part of a bucket begun before the range, slot 1: of one that goes on after it);
- * - edges: the work-item whose range a cut bucket begins in adds the parts of the next ranges into its own;
+ * - edges: the work-item whose range a cut bucket begins in adds the parts of the next ranges into its own (a
+ *   range far from the bucket's start weighs its part by j itself);
  * - reduce: the buckets cut into `segments` equal ranges; a work-item walks its range from the top down, adding
  *   S_j into `running` and running into `total`: with a the lowest bucket of the range, total = Σ (j − a + 1)·S_j,
  *   so its share of Σ j·S_j is total + (a − 1)·running (summation by parts).
- * Fold and window kernels: the segments of row t summed by a tree into acc[t] (accumulated over chunks of the
+ * Fold and window kernels: row t's 2·segments partial sums (the reduction's, then the edges' extra) summed by a
+ * tree into acc[t] (accumulated over chunks of the
  * points). Finish: Horner over the windows, acc = 2^c·acc + acc[t] from the top window down, then affine and
  * canonical. */
 
@@ -88,25 +90,39 @@ KERNEL void ${g}_msm_bucket_sums(GLOBAL const ${g}_affine_t *bases, u32 base_off
   ${g}_msm_store_bucket(row, j, first, end, running, sum + j - 1, edges + 2 * (size_t)id);
 }
 
-/* The work-item whose range a cut bucket begins in (slot 1) adds the next ranges' parts of it (their slot 0) and
- * stores its sum. */
+/* Cut buckets. The work-item whose range a bucket begins in and goes on past (its slot 1) adds the parts of the
+ * next MSM_EDGE_CHAIN ranges (their slot 0) and stores the bucket's sum. A range further on in a bucket (the
+ * buckets of a top window with few bits, or of many equal scalars, span hundreds of ranges) puts j·part into its
+ * extra slot instead, partial[t][segments + s], which the fold adds in: a bucket's parts are added in parallel,
+ * not by one work-item. */
+#define MSM_EDGE_CHAIN 8
+
 KERNEL void ${g}_msm_bucket_edges(GLOBAL const u32 *offsets, u32 nb, u32 segments, u32 first_row, u32 rows,
-                                  GLOBAL const ${g}_xyzz_t *edges, GLOBAL ${g}_xyzz_t *sums) {
+                                  GLOBAL const ${g}_xyzz_t *edges, GLOBAL ${g}_xyzz_t *sums,
+                                  GLOBAL ${g}_xyzz_t *partial) {
   u32 id = GLOBAL_ID();
   if (id >= segments * rows) return;
   u32 t = first_row + id / segments, s = id % segments;
   GLOBAL const u32 *row = offsets + (size_t)t * (nb + 1);
   u32 m = row[nb], per = (m + segments - 1) / segments;
   u32 first = min(m, s * per), end = min(m, first + per);
-  if (first >= end) return;
-  u32 j = msm_entry_bucket(row, nb, end - 1);
-  if (row[j - 1] < first || row[j] <= end) return;
-  ${g}_xyzz_t acc = edges[2 * (size_t)id + 1];
-  for (u32 next = s + 1; next < segments; next++) {
-    acc = ${g}_add(acc, edges[2 * (id + next - s)]);
-    if (row[j] <= min(m, (next + 1) * per)) break;
+  ${g}_xyzz_t extra = ${g}_infinity();
+  if (first < end) {
+    u32 h = msm_entry_bucket(row, nb, first);
+    if (row[h - 1] < first && s - row[h - 1] / per > MSM_EDGE_CHAIN) { /* in bucket h, far from its start */
+      extra = ${g}_mul_small(edges[2 * (size_t)id], h);
+    }
+    u32 j = msm_entry_bucket(row, nb, end - 1);
+    if (row[j - 1] >= first && row[j] > end) {
+      ${g}_xyzz_t acc = edges[2 * (size_t)id + 1];
+      for (u32 next = s + 1; next <= s + MSM_EDGE_CHAIN && next < segments; next++) {
+        acc = ${g}_add(acc, edges[2 * (size_t)(id + next - s)]);
+        if (row[j] <= min(m, (next + 1) * per)) break;
+      }
+      sums[(size_t)(id / segments) * nb + j - 1] = acc;
+    }
   }
-  sums[(size_t)(id / segments) * nb + j - 1] = acc;
+  partial[(size_t)t * 2 * segments + segments + s] = extra;
 }
 
 KERNEL void ${g}_msm_bucket_reduce(GLOBAL const ${g}_xyzz_t *sums, u32 nb, u32 segments, u32 first_row, u32 rows,
@@ -121,7 +137,8 @@ KERNEL void ${g}_msm_bucket_reduce(GLOBAL const ${g}_xyzz_t *sums, u32 nb, u32 s
     running = ${g}_add(running, sum[j - 1]);
     total = ${g}_add(total, running);
   }
-  partial[(size_t)first_row * segments + id] = low > high ? ${g}_infinity() : ${g}_add(total, ${g}_mul_small(running, low - 1));
+  size_t at = (size_t)(first_row + id / segments) * 2 * segments + s; /* partial[t][s] */
+  partial[at] = low > high ? ${g}_infinity() : ${g}_add(total, ${g}_mul_small(running, low - 1));
 }
 
 /* One level of a tree sum over the first `count` segments of every window: partial[t][s] += partial[t][s + stride]

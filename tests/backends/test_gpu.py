@@ -18,7 +18,7 @@ from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonC
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.opencl import OpenCLBackend
-from cuzk.backends.protocol import Backend
+from cuzk.backends.protocol import Backend, KeptScalars
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import NotInvertibleError, UnsatisfiedConstraintError
@@ -213,6 +213,26 @@ def test_msm_over_shifted_bases(backend: DeviceBackend, curve: Curve, group: str
     assert plain.payload.shift is None
 
 
+@pytest.mark.parametrize("group", GROUPS)
+@pytest.mark.parametrize("shifted", [False, True])
+def test_msm_buckets_far_longer_than_a_range(
+    backend: DeviceBackend, curve: Curve, group: str, shifted: bool, rng: random.Random
+) -> None:
+    """Buckets that span dozens of bucket-sum ranges, as a witness's many bits and small values make (and the few
+    buckets of a top window with few bits, over shifted bases): the first ranges after a bucket's start join its
+    sum, and ranges further on weigh their parts themselves (MSM_EDGE_CHAIN in msm.c)."""
+    many = fresh(backend, shifted_bases=shifted, parallel_items=4096)
+    n = 300 if group == "g1" else 120
+    bases = bases_of(curve, group, n)
+    values = [1] * (n // 3) + [2] * (n // 4) + [curve.r - 1] * (n // 6)
+    values += [rng.randrange(curve.r) for _ in range(n - len(values))]
+    scalars = scalars_of(curve, values)
+    expected = REFERENCE.msm(curve, group, bases, scalars)
+    handle = many.prepare_bases(curve, group, bases)
+    assert (handle.payload.shift is not None) == shifted
+    np.testing.assert_array_equal(many.msm_prepared(handle, scalars, window=None if shifted else 8), expected)
+
+
 def test_msm_known_discrete_logs(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     """The oracle behind the slow large tests, on a size the reference also checks."""
     bases, dlogs = walk(curve.name, "g1", 1000)
@@ -402,6 +422,44 @@ def test_kept_h_is_the_msms_scalars(
         backend.msm_batch(other, "g1", [bases_of(other, "g1", len(h))], [kept])
     with pytest.raises(CapabilityMissingError):
         REFERENCE.compute_h_kept(curve, *arrays, reduction=reduction)
+
+
+@pytest.mark.parametrize("reduction", ["libsnark", "circom"])
+def test_compute_h_kept_reads_kept_inputs(
+    backend: DeviceBackend, curve: Curve, reduction: str, rng: random.Random
+) -> None:
+    """compute_h_kept over a, b, c kept by keep_scalars (as a pipeline stages them), beside an array, or a slice of
+    a longer kept array (read through the host): the H of the arrays, with the kept inputs left as they were; kept
+    inputs of another backend or curve are refused, naming the array."""
+    n = 32
+    a = [rng.randrange(curve.r) for _ in range(n)]
+    b = [rng.randrange(curve.r) for _ in range(n)]
+    arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, [x * y % curve.r for x, y in zip(a, b, strict=True)])]
+    expected = REFERENCE.compute_h(curve, *arrays, reduction=reduction)
+    kept = [backend.keep_scalars(curve, v) for v in arrays]
+    np.testing.assert_array_equal(_to_host(backend.compute_h_kept(curve, *kept, reduction=reduction)), expected)
+    longer = backend.keep_scalars(curve, np.concatenate([arrays[1][:3], arrays[1]]))
+    mixed = (kept[0], longer[3:], arrays[2])
+    np.testing.assert_array_equal(_to_host(backend.compute_h_kept(curve, *mixed, reduction=reduction)), expected)
+    for held, array in zip(kept, arrays, strict=True):
+        np.testing.assert_array_equal(_to_host(held), array)
+    stranger = dataclasses.replace(kept[1], backend="reference")
+    with pytest.raises(BackendInputError, match=r"^b: kept by backend 'reference'"):
+        backend.compute_h_kept(curve, kept[0], stranger, kept[2], reduction=reduction)
+    foreign = fresh(backend).keep_scalars(curve, arrays[0])  # another context's buffer
+    with pytest.raises(BackendInputError, match="kept by another device context"):
+        backend.compute_h_kept(curve, foreign, kept[1], kept[2], reduction=reduction)
+    other = BN254 if curve is BLS12_381 else BLS12_381
+    with pytest.raises(BackendInputError, match=rf"^c: kept for {curve.name}, not {other.name}"):
+        backend.compute_h_kept(other, *[limbs.fr_to_limbs(other, [1] * n)] * 2, kept[2], reduction=reduction)
+
+
+def _to_host(kept: KeptScalars) -> np.ndarray:
+    """The rows a GPU backend's KeptScalars stand for, read back."""
+    payload = kept.payload
+    if isinstance(payload, np.ndarray):
+        return payload[kept.first : kept.first + len(kept)]
+    return dataclasses.replace(payload, rows=len(kept), first=payload.first + kept.first).to_host()
 
 
 def test_kept_scalars_and_their_slices_are_the_msms_scalars(
