@@ -127,9 +127,16 @@ class SupportsKeptScalars(Protocol):
         ...
 
     def compute_h_kept(
-        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+        self,
+        curve: CurveLike,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars,
+        c: np.ndarray | KeptScalars,
+        *,
+        reduction: Reduction,
     ) -> KeptScalars:
-        """``compute_h``'s scalars, left with the backend (same checks, same errors)."""
+        """``compute_h``'s scalars, left with the backend (same checks, same errors). a, b and c may be kept too
+        (``keep_scalars``, e.g. while an earlier proof runs); they are read, not changed."""
         ...
 
 

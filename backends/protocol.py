@@ -232,10 +232,16 @@ class BackendBase:
         return self._checked_kept("keep_scalars", self._keep_scalars(cv, scalars), len(scalars))
 
     def compute_h_kept(
-        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+        self,
+        curve: CurveLike,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars,
+        c: np.ndarray | KeptScalars,
+        *,
+        reduction: Reduction,
     ) -> KeptScalars:
         self._require(KEPT_SCALARS)
-        cv, shape = self._check_h(curve, a, b, c, reduction)
+        cv, shape = self._check_h(curve, a, b, c, reduction, kept=True)
         return self._checked_kept("compute_h_kept", self._compute_h_kept(cv, a, b, c, reduction), shape[0])
 
     def _checked_kept(self, method: str, kept: object, rows: int) -> KeptScalars:
@@ -244,12 +250,16 @@ class BackendBase:
         return kept
 
     def _check_h(
-        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str
+        self, curve: CurveLike, a: Any, b: Any, c: Any, reduction: str, *, kept: bool = False
     ) -> tuple[Curve, tuple[int, int]]:
-        """The checks of compute_h's inputs: the curve and the result's shape."""
+        """The checks of compute_h's inputs (with ``kept``, KeptScalars of this backend too): the curve and the
+        result's shape."""
         cv = self._ready(curve, COMPUTE_H)
         for name, array in (("a", a), ("b", b), ("c", c)):
-            check_scalars(cv, array, name)
+            if kept:
+                self._check_scalars(cv, array, name)
+            else:
+                check_scalars(cv, array, name)
         check_same_length(a, b, ("a", "b"))
         check_same_length(a, c, ("a", "c"))
         if reduction not in REDUCTIONS:
@@ -316,7 +326,7 @@ class BackendBase:
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
         raise NotImplementedError
 
-    def _compute_h_kept(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> KeptScalars:
+    def _compute_h_kept(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
         raise NotImplementedError
 
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:

@@ -94,7 +94,7 @@ def prove_many(
                     witness = in_thread(k, job)
                 if on_witness is not None:
                     on_witness(k, witness)
-                ready.put((k, prover.stage(witness)))  # z uploaded while the proof before it runs
+                ready.put((k, prover.stage(witness)))  # z, a, b, c uploaded while the proof before it runs
         except BaseException as error:  # handed to the consumer, re-raised in order
             ready.put((None, error))
             return
@@ -113,7 +113,9 @@ def prove_many(
                     return
                 raise item
             r, s = randomness(k) if randomness is not None else (None, None)
-            proof = prover.prove_assignment(item.z, item.a, item.b, item.c, r=r, s=s, index=k, z_kept=item.z_kept)
+            proof = prover.prove_assignment(
+                item.z, item.a, item.b, item.c, r=r, s=s, index=k, z_kept=item.z_kept, abc_kept=item.abc_kept
+            )
             if progress is not None:
                 progress.proof_done()
             yield proof

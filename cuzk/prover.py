@@ -38,7 +38,6 @@ import secrets
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -65,6 +64,7 @@ from cuzk.reference.groth16 import PreparedVerifyingKey, Proof, ProvingKey, prep
 from cuzk.reference.groth16.prover import check_shape
 from cuzk.reference.groth16.verifier import verify_proof
 from cuzk.reference.qap import witness_map
+from cuzk.staging import Assignment, Staging
 from cuzk.timing import Recorder
 from cuzk.witness import CompiledR1CS, witness_limbs
 
@@ -98,23 +98,10 @@ def _resolve(backend: Backend | str | None) -> Backend:
     return get_backend(backend) if backend is None or isinstance(backend, str) else backend
 
 
-@dataclass(frozen=True)
-class Assignment:
-    """A witness ready for the prover: z = (1, inputs…, aux…) and A·z, B·z, C·z on the domain, as (n, 4) uint64
-    canonical limbs (the arrays the backend takes); ``z_kept``, once :meth:`Prover.stage` has run, z kept on the
-    prover's backend."""
-
-    z: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-    c: np.ndarray
-    z_kept: KeptScalars | None = None
-
-
 SPAN_LIMIT = 4096  # spans the default recorder keeps: the last few dozen proofs
 
 
-class Prover(Assembly):
+class Prover(Assembly, Staging):
     """Proves witnesses for one proving key.
 
     ``backend`` runs the NTTs and the G1 MSMs (a name, None for $CUZK_BACKEND/auto, or a backend object).
@@ -227,30 +214,21 @@ class Prover(Assembly):
             )
             return limbs.limbs_to_fr(self.curve, out)
 
-    def _h(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray | KeptScalars:
+    def _h(
+        self, a: np.ndarray, b: np.ndarray, c: np.ndarray, kept: tuple[KeptScalars, ...] | None = None
+    ) -> np.ndarray | KeptScalars:
         """The h_query scalars as (m, 4) limbs from the (n, 4) limbs of A·z, B·z, C·z on the domain: by the
         backend's fused compute_h, or by the reference's witness map over the backend's NTTs. A backend with
-        KEPT_SCALARS keeps them for the H MSM (no trip through the host)."""
+        KEPT_SCALARS keeps them for the H MSM (no trip through the host), and reads a, b, c where :meth:`stage`
+        kept them (``kept``)."""
         if not has_capability(self.backend, COMPUTE_H):
             fr = [limbs.limbs_to_fr(self.curve, v) for v in (a, b, c)]
             return limbs.fr_to_limbs(self.curve, witness_map(*fr, self.pk.reduction, ntt=self._ntt))
         backend, reduction = self.backend, self.pk.reduction.value
         compute = backend.compute_h_kept if self._keeps else backend.compute_h  # type: ignore[attr-defined]
+        inputs = kept if kept is not None and self._keeps else (a, b, c)
         with self.recorder.span("compute_h", n=len(a)):
-            return self._timed_call(backend, "compute_h", lambda: compute(self.curve, a, b, c, reduction=reduction))
-
-    def _keep_z(self, z: np.ndarray) -> np.ndarray | KeptScalars:
-        """z as the main backend's MSMs take it: kept there (one check, one upload for A, B_G1, L and, on the same
-        backend, B_G2) when it keeps scalars, else the array."""
-        if not self._keeps:
-            return z
-        backend = self.backend
-        with self.recorder.span("keep_z", n=len(z)):
-            return self._timed_call(
-                backend,
-                "keep_z",
-                lambda: backend.keep_scalars(self.curve, z),  # type: ignore[attr-defined]
-            )
+            return self._timed_call(backend, "compute_h", lambda: compute(self.curve, *inputs, reduction=reduction))
 
     def _b_g2(self, z: np.ndarray | KeptScalars, s: int) -> Point:
         """The B_G2 MSM and [B]₂ (the tail of the seed engine, on its own thread when g2_in_parallel)."""
@@ -289,15 +267,6 @@ class Prover(Assembly):
             a, b, c = compiled.evaluate(z)
         return Assignment(z, a, b, c)
 
-    def stage(self, witness: Assignment) -> Assignment:
-        """The witness with z kept on the backend (checked and uploaded once; phase ``keep_z``), when the backend
-        keeps scalars: a pipeline stages witness k + 1 while proof k runs (:func:`cuzk.pipeline.prove_many`), so that
-        on a GPU the upload overlaps that proof's kernels instead of opening the next proof. Thread-safe."""
-        if witness.z_kept is not None:
-            return witness
-        kept = self._keep_z(witness.z)  # z itself where the backend does not keep scalars
-        return replace(witness, z_kept=kept) if isinstance(kept, KeptScalars) else witness
-
     def prove(self, cs: Any, *, r: Any = None, s: Any = None, index: int | None = None) -> Proof:
         """The proof for the satisfied constraint system ``cs``; r, s drawn from ``secrets`` unless both given.
         Giving r and s is insecure (they must be secret and fresh for every proof): for tests and vectors only."""
@@ -315,14 +284,16 @@ class Prover(Assembly):
         s: Any = None,
         index: int | None = None,
         z_kept: KeptScalars | None = None,
+        abc_kept: tuple[KeptScalars, KeptScalars, KeptScalars] | None = None,
     ) -> Proof:
         """The proof from the full assignment z = (1, inputs…, aux…) and the values a, b, c of A·z, B·z, C·z on the
         domain: (n, 4) uint64 canonical limbs (as :meth:`evaluate` gives them), or lists of elements of Fr or ints
         in [0, r), converted to limbs once before the proof; what a .zkey-based prover computes from the key's
         coefficients instead of a circuit. The witness is trusted to satisfy the constraints: a wrong one gives a
         proof that does not verify (and, with the self-check on, raises ProofSelfCheckError). ``index`` names the
-        proof in that error (default: the number of proofs this Prover made before). ``z_kept`` is z as
-        :meth:`stage` kept it (the MSMs read it instead of uploading z again)."""
+        proof in that error (default: the number of proofs this Prover made before). ``z_kept`` and ``abc_kept``
+        are z and (a, b, c) as :meth:`stage` kept them (the MSMs and compute_h read them instead of uploading the
+        arrays again)."""
         fr = self.curve.Fr
         if (r is None) != (s is None):
             raise ParameterError("give both r and s, or neither")
@@ -333,6 +304,10 @@ class Prover(Assembly):
             raise ProvingKeyError(f"the proving key is for {self.pk.num_variables} variables, the witness has {len(z)}")
         if z_kept is not None and (not isinstance(z_kept, KeptScalars) or len(z_kept) != len(z)):
             raise ParameterError(f"z_kept must be the KeptScalars of this z ({len(z)} rows) that stage() made")
+        if abc_kept is not None and (
+            len(abc_kept) != 3 or any(not isinstance(v, KeptScalars) or len(v) != len(a) for v in abc_kept)
+        ):
+            raise ParameterError(f"abc_kept must be the three KeptScalars of a, b, c ({len(a)} rows) that stage() made")
         if not all(isinstance(v, np.ndarray) for v in (z, a, b, c)):
             with self.recorder.span("witness_to_limbs", part="z, a, b, c"):
                 z, a, b, c = (self._to_limbs(v) for v in (z, a, b, c))
@@ -342,7 +317,7 @@ class Prover(Assembly):
             self._proofs += 1
             with self.recorder.span("prove", proof=number):
                 kept = z_kept if z_kept is not None else self._keep_z(z)
-                proof = self._prove(z, kept, a, b, c, r_int, s_int)
+                proof = self._prove(z, kept, (a, b, c), abc_kept, r_int, s_int)
             if self._pvk is not None:
                 with self.recorder.span("self_check", proof=number):
                     public = [fr(x) for x in limbs.limbs_to_ints(z[1 : self.pk.num_inputs])]
@@ -351,7 +326,13 @@ class Prover(Assembly):
             return proof
 
     def _prove(
-        self, z: np.ndarray, kept: np.ndarray | KeptScalars, a: np.ndarray, b: np.ndarray, c: np.ndarray, r: int, s: int
+        self,
+        z: np.ndarray,
+        kept: np.ndarray | KeptScalars,
+        abc: tuple[np.ndarray, np.ndarray, np.ndarray],
+        abc_kept: tuple[KeptScalars, ...] | None,
+        r: int,
+        s: int,
     ) -> Proof:
         z_g2 = kept if self.g2_backend is self.backend else z
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
@@ -360,7 +341,7 @@ class Prover(Assembly):
                 b_g2 = pool.submit(self._b_g2, z_g2, s)
             scalars = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
             with self.recorder.span("h"):
-                scalars["h"] = self._h(a, b, c)
+                scalars["h"] = self._h(*abc, kept=abc_kept)
             sums = self._msms_g1(scalars)
             with self.recorder.span("wait_b_g2"):
                 b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_g2, s)

@@ -291,10 +291,18 @@ class DeviceBackend(BackendBase):
             lambda ctx: ntt_device.queue_compute_h(ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory())
         )
 
-    def _compute_h_kept(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> KeptScalars:
+    def _compute_h_kept(
+        self,
+        curve: Curve,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars,
+        c: np.ndarray | KeptScalars,
+        reduction: str,
+    ) -> KeptScalars:
+        inputs = [_on_device(v) for v in (a, b, c)]
         kept = self._call(
             lambda ctx: ntt_device.queue_compute_h(
-                ctx, curve, self._ntt_tables(), a, b, c, reduction, self._memory(), keep=True
+                ctx, curve, self._ntt_tables(), *inputs, reduction, self._memory(), keep=True
             )
         )
         assert isinstance(kept, DeviceScalars)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.errors import BackendInputError
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
@@ -166,9 +167,9 @@ def queue_compute_h(
     ctx: DeviceContext,
     curve: Curve,
     tables: Tables,
-    a: np.ndarray,
-    b: np.ndarray,
-    c: np.ndarray,
+    a: np.ndarray | DeviceScalars,
+    b: np.ndarray | DeviceScalars,
+    c: np.ndarray | DeviceScalars,
     reduction: str,
     memory: Memory,
     *,
@@ -176,16 +177,19 @@ def queue_compute_h(
 ) -> Finish[np.ndarray] | Finish[DeviceScalars]:
     """Queue the reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol); the
     Finish raises UnsatisfiedConstraintError when the quotient does not divide. With ``keep`` the result stays on
-    the device (DeviceScalars), and only libsnark's last coefficient is read, for that check."""
+    the device (DeviceScalars), and only libsnark's last coefficient is read, for that check. a, b and c may be on
+    the device already; they are read, not changed."""
     n = len(a)
     check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
     log_n = n.bit_length() - 1
-    bufs = [ctx.upload(v) for v in (a, b, c)]
+    ends = [_transform_ends(ctx, v) for v in (a, b, c)]
     tmp = ctx.buffer(n * FR_BYTES)
     shift = (COSET if reduction == "libsnark" else OMEGA_2N, True)
-    for buf in bufs:  # values on H → n·coefficients → values on g·H (libsnark) or on ω_2n·H (circom), × n⁻¹ on load
-        transform(ctx, curve, tables, buf, tmp, log_n, inverse=True)
-        transform(ctx, curve, tables, tmp, buf, log_n, inverse=False, load=shift)
+    # values on H → n·coefficients → values on g·H (libsnark) or on ω_2n·H (circom), × n⁻¹ on load
+    for src, dst in ends:
+        transform(ctx, curve, tables, src, tmp, log_n, inverse=True)
+        transform(ctx, curve, tables, tmp, dst, log_n, inverse=False, load=shift)
+    bufs = [dst for _, dst in ends]
     g = curve.Fr.GENERATOR.value
     factor = pow(pow(g, n, curve.r) - 1, -1, curve.r) if reduction == "libsnark" else 1
     fr = curve_constants(curve, 64).fr
@@ -204,6 +208,18 @@ def queue_compute_h(
         return _divided(h[n - 1 :], h[: n - 1])
 
     return finish
+
+
+def _transform_ends(ctx: DeviceContext, values: np.ndarray | DeviceScalars) -> tuple[Any, Any]:
+    """(the buffer a transform of ``values`` reads, a buffer of as many rows its result may go to): an array's
+    upload serves as both; scalars kept on the device are read in place and left as they were. Kept rows from an
+    offset (a transform reads from row 0) go through the host."""
+    if isinstance(values, DeviceScalars) and values.context is not ctx:
+        raise BackendInputError("kept by another device context: use the backend that made them", array="a, b, c")
+    if isinstance(values, DeviceScalars) and values.first == 0:
+        return values.buffer, ctx.buffer(len(values) * FR_BYTES)
+    buf = ctx.upload(values.to_host() if isinstance(values, DeviceScalars) else values)
+    return buf, buf
 
 
 def _divided(last: np.ndarray, result: T) -> T:

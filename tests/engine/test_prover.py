@@ -169,9 +169,10 @@ def available(name: str) -> None:
 
 
 def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
-    """On a backend that keeps scalars (opencl), prove_many stages each witness: z is kept (phase keep_z) on the
-    producer thread, before its proof's span begins (beside the proof before it), one keep per proof, and the
-    proofs equal the reference's. prove() keeps z inside its span, and a z_kept of the wrong length is refused."""
+    """On a backend that keeps scalars (opencl), prove_many stages each witness: z, and a, b, c for compute_h, are
+    kept (phases keep_z, keep_abc) on the producer thread, before their proof's span begins (beside the proof
+    before it), one keep each per proof, and the proofs equal the reference's. prove() keeps z inside its span and
+    uploads a, b, c in compute_h; a z_kept or abc_kept of the wrong length is refused."""
     available("opencl")
     _cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
     prover = Prover(pk, "opencl")
@@ -181,20 +182,26 @@ def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
         expected = create_proof(pk, build("cubic", BN254.Fr, size=2, seed=k), r=k + 1, s=k + 2)
         assert proof.to_bytes() == expected.to_bytes()
     rec = prover.recorder
-    keeps = sorted((s for s in rec.spans if s.name == "keep_z" and s.level == "engine"), key=lambda s: s.start)
     proves = sorted((s for s in rec.spans if s.name == "prove"), key=lambda s: s.start)
-    assert len(keeps) == len(proves) == 3
-    for keep, proof_span in zip(keeps, proves, strict=True):
-        assert keep.end <= proof_span.start and keep.thread != proof_span.thread
+    for phase in ("keep_z", "keep_abc"):
+        keeps = sorted((s for s in rec.spans if s.name == phase and s.level == "engine"), key=lambda s: s.start)
+        assert len(keeps) == len(proves) == 3
+        for keep, proof_span in zip(keeps, proves, strict=True):
+            assert keep.end <= proof_span.start and keep.thread != proof_span.thread
     cs = build("cubic", BN254.Fr, size=2, seed=7)
     prover.prove(cs, r=1, s=2)
     last = max(proves + [s for s in rec.spans if s.name == "prove"], key=lambda s: s.start)
     last_keep = max((s for s in rec.spans if s.name == "keep_z" and s.level == "engine"), key=lambda s: s.start)
     assert last.start <= last_keep.start and last_keep.end <= last.end
+    assert sum(s.name == "keep_abc" for s in rec.spans if s.level == "engine") == 3
     w = prover.stage(prover.evaluate(cs))
-    assert w.z_kept is not None
+    assert w.z_kept is not None and w.abc_kept is not None
     with pytest.raises(ParameterError, match="z_kept"):
         prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept[1:])
+    with pytest.raises(ParameterError, match="abc_kept"):
+        prover.prove_assignment(w.z, w.a, w.b, w.c, abc_kept=(w.abc_kept[0], w.abc_kept[1][1:], w.abc_kept[2]))
+    staged = prover.prove_assignment(w.z, w.a, w.b, w.c, r=1, s=2, z_kept=w.z_kept, abc_kept=w.abc_kept)
+    assert staged.to_bytes() == create_proof(pk, cs, r=1, s=2).to_bytes()
 
 
 def test_cpu_fills_the_internal_level() -> None:
