@@ -85,6 +85,8 @@ def device_info(cp: ModuleType, device: Any) -> DeviceInfo:
         "multiprocessors": props["multiProcessorCount"],
         "global_mem_bytes": props["totalGlobalMem"],
         "l2_cache_bytes": props.get("l2CacheSize"),
+        "registers_per_multiprocessor": props.get("regsPerMultiprocessor"),
+        "threads_per_multiprocessor": props.get("maxThreadsPerMultiProcessor"),
         "driver_version": runtime.driverGetVersion(),
         "runtime_version": runtime.runtimeGetVersion(),
     }
@@ -117,6 +119,7 @@ class CudaContext(BufferHelpers):
         self.memory_errors: tuple[type[BaseException], ...] = (self.cp.cuda.memory.OutOfMemoryError,)
         self._modules: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
+        self._resident: dict[tuple[str, str, str], int] = {}  # resident_threads per kernel
         self._staging: list[tuple[np.ndarray, Any]] = []  # (pinned host buffer, event of the last copy out of it)
         self._next_staging = 0
         self._ring_size = STAGING_BUFFERS  # fewer when the host refuses pinned memory
@@ -156,11 +159,14 @@ class CudaContext(BufferHelpers):
         return self._kernels[key]
 
     def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
-        k, block = self.kernel(curve, program, name)
-        attributes = self.device.attributes
-        return resident_threads(
-            k.num_regs, block, attributes["MaxRegistersPerMultiprocessor"], attributes["MaxThreadsPerMultiProcessor"]
-        )
+        registers, threads = (self.info.facts.get(f"{what}_per_multiprocessor") for what in ("registers", "threads"))
+        if not registers or not threads:
+            return None
+        key = (curve.name, program, name)
+        if key not in self._resident:
+            k, block = self.kernel(curve, program, name)
+            self._resident[key] = resident_threads(k.num_regs, block, registers, threads)
+        return self._resident[key]
 
     def launch(self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None) -> None:
         """Run kernel ``name`` over ``items`` threads (rounded up to whole blocks; kernels check their range), in
