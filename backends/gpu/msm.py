@@ -160,7 +160,7 @@ class Tables:
     block_sums: Any
     partial: Any
     acc: Any
-    sums: Any  # a bucket sum per bucket of every row
+    sums: Any  # a bucket sum per bucket of the rows held at once (Job.sum_rows)
     edges: Any  # two per bucket-sum work-item: its parts of the buckets its range cuts
     entries: Any
     staging: Any  # None when every job's bases are resident
@@ -204,10 +204,11 @@ def accumulate(
         ctx.launch(curve, prog, "msm_scatter", count, *digits, tables.cursor, tables.entries, *span)
     row_length = count * job.windows if job.merged else count
     sums_args = (bases_buf, u32(offset), tables.entries, tables.offsets, u32(row_length), u32(nb), u32(segments))
+    xyzz_bytes = Geometry.of(curve, group).xyzz_bytes
     for first in range(0, rows, job.sum_rows):  # rows first … first + held − 1: their bucket sums, then reduced
         held = min(job.sum_rows, rows - first)
         span = (u32(first), u32(held), tables.sums)
-        ctx.fill_zero(tables.sums, held * nb * Geometry.of(curve, group).xyzz_bytes)  # empty buckets: infinity
+        ctx.fill_zero(tables.sums, held * nb * xyzz_bytes)  # empty buckets: infinity
         ctx.launch(curve, prog, f"{group}_msm_bucket_sums", held * segments, *sums_args, *span, tables.edges)
         edges = (tables.offsets, u32(nb), u32(segments), *span[:2], tables.edges, tables.sums, tables.partial)
         ctx.launch(curve, prog, f"{group}_msm_bucket_edges", held * segments, *edges)

@@ -10,10 +10,10 @@
  * - reduce: the buckets cut into `segments` equal ranges; a work-item walks its range from the top down, adding
  *   S_j into `running` and running into `total`: with a the lowest bucket of the range, total = Σ (j − a + 1)·S_j,
  *   so its share of Σ j·S_j is total + (a − 1)·running (summation by parts).
- * Fold and window kernels: row t's 2·segments partial sums (the reduction's, then the edges' extra) summed by a
- * tree into acc[t] (accumulated over chunks of the
- * points). Finish: Horner over the windows, acc = 2^c·acc + acc[t] from the top window down, then affine and
- * canonical. */
+ * The bucket kernels run over `rows` rows from `first_row` at a time (as many as `sums` holds). Fold and window
+ * kernels: row t's 2·segments partial sums (the reduction's, then the edges' extra) summed by a tree into acc[t]
+ * (accumulated over chunks of the points). Finish: Horner over the windows, acc = 2^c·acc + acc[t] from the top
+ * window down, then affine and canonical. */
 
 KERNEL void ${g}_bases_to_mont(GLOBAL ${g}_affine_t *bases, u32 n) {
   u32 i = GLOBAL_ID();

@@ -65,6 +65,24 @@ def test_plan_errors_and_fallback() -> None:
     assert piece_sizes(10, 96, BIG, max_chunk=4) == [4, 4, 2]
 
 
+def test_plan_holds_as_many_rows_of_bucket_sums_as_one_buffer_takes() -> None:
+    """The bucket sums of all W windows when they fit one allocation, else of as many windows as fit (the bucket
+    kernels then run over them in turn), counted in the fixed bytes; not even one row: an error naming the size."""
+    c, xyzz = 12, 192
+    row = (1 << (c - 1)) * xyzz
+    whole = plan_msm(1 << 16, c, scalar_bits=255, base_bytes=96, xyzz_bytes=xyzz, prepared=True, memory=BIG,
+                     parallel_items=64)  # fmt: skip
+    assert whole.sum_rows == whole.windows == window_count(255, c)
+    three = Memory(budget=1 << 34, max_alloc=3 * row + 5)
+    held = plan_msm(1 << 16, c, scalar_bits=255, base_bytes=96, xyzz_bytes=xyzz, prepared=True, memory=three,
+                    parallel_items=64)  # fmt: skip
+    assert held.sum_rows == 3
+    assert whole.fixed_bytes - held.fixed_bytes == (whole.sum_rows - 3) * (row + 2 * held.segments * xyzz)
+    with pytest.raises(DeviceMemoryError, match=f"an MSM with {c}-bit windows"):
+        plan_msm(1 << 16, c, scalar_bits=255, base_bytes=96, xyzz_bytes=xyzz, prepared=True,
+                 memory=Memory(budget=1 << 34, max_alloc=row - 1), parallel_items=64)  # fmt: skip
+
+
 def test_plan_trades_segments_for_memory() -> None:
     """A GPU-sized parallelism on a small memory: fewer bucket segments rather than an error."""
     wide = plan_msm(300, 4, scalar_bits=254, base_bytes=64, xyzz_bytes=128, prepared=False, memory=BIG,
