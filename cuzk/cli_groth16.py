@@ -73,8 +73,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _cmd_setup(args: argparse.Namespace) -> int:
     from cuzk.formats.r1cs import read_r1cs
-    from cuzk.formats.zkey import write_zkey
     from cuzk.formats.zkey_setup import setup_zkey
+    from cuzk.formats.zkey_write import write_zkey
 
     started = time.perf_counter()
     key = setup_zkey(read_r1cs(args.r1cs), path=args.zkey)

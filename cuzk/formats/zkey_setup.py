@@ -51,7 +51,8 @@ def coefficients_of(r1cs: R1cs) -> Coefficients:
 
 
 def setup_zkey(r1cs: R1cs, toxic: ToxicWaste | None = None, *, path: str = "") -> ZKey:
-    """The proving key of ``r1cs`` (secrets from ``toxic``, or drawn and forgotten), ready for :func:`write_zkey`."""
+    """The proving key of ``r1cs`` (secrets from ``toxic``, or drawn and forgotten), ready for
+    :func:`~cuzk.formats.zkey_write.write_zkey`."""
     curve = curve_of_scalar_prime(r1cs.prime, r1cs.path)
     fr = curve.Fr
     m, num_public, num_variables = r1cs.num_constraints, r1cs.num_public, r1cs.num_wires

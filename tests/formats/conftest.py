@@ -10,8 +10,9 @@ import pytest
 
 from cuzk.formats.r1cs import read_r1cs, write_r1cs
 from cuzk.formats.wtns import read_wtns, write_wtns
-from cuzk.formats.zkey import ZKey, read_zkey, write_zkey
+from cuzk.formats.zkey import ZKey, read_zkey
 from cuzk.formats.zkey_setup import setup_zkey
+from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.circuits.cubic import synthesize_cubic
 from cuzk.reference.curves import Curve
 from cuzk.reference.groth16 import ToxicWaste

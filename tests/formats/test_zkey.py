@@ -12,8 +12,9 @@ from cuzk.backends import limbs
 from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError, TruncatedFileError
 from cuzk.formats.montgomery import MontgomeryField
 from cuzk.formats.r1cs import read_r1cs
-from cuzk.formats.zkey import read_zkey, write_zkey
+from cuzk.formats.zkey import read_zkey
 from cuzk.formats.zkey_setup import setup_zkey
+from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.curves import BN254
 from cuzk.reference.groth16 import create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.groth16.prover import qap_evaluations as reference_qap_evaluations

@@ -15,7 +15,8 @@ from cuzk.formats import snarkjs_json
 from cuzk.formats.errors import FormatError, ValueOutOfRangeError
 from cuzk.formats.r1cs import read_r1cs, read_sym
 from cuzk.formats.wtns import read_wtns, write_wtns
-from cuzk.formats.zkey import read_zkey, write_zkey
+from cuzk.formats.zkey import read_zkey
+from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.encoding import decode_fq, decode_fq2, decode_point, decode_scalar
 from cuzk.reference.errors import EncodingError

@@ -28,8 +28,9 @@ from cuzk.backends.registry import get_backend
 from cuzk.formats.points import PointTable
 from cuzk.formats.r1cs import R1cs, read_r1cs
 from cuzk.formats.wtns import read_wtns
-from cuzk.formats.zkey import ZKey, read_zkey, write_zkey
+from cuzk.formats.zkey import ZKey, read_zkey
 from cuzk.formats.zkey_setup import coefficients_of
+from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.curves import BN254, Curve
 from cuzk.zkey_prover import ZkeyProver
 

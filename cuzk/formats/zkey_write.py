@@ -1,0 +1,68 @@
+"""Writing a Groth16 .zkey as snarkjs does (the layout is in :mod:`cuzk.formats.zkey`)."""
+
+from __future__ import annotations
+
+import os
+import struct
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.formats.binfile import write_binfile
+from cuzk.formats.points import PointDecoder, PointTable, field_bytes
+from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, ZKey
+from cuzk.reference.curves import Point
+
+
+def write_zkey(path: str | os.PathLike[str], key: ZKey) -> None:
+    """Write ``key`` as snarkjs does (tables and rows in snarkjs's domain order, as :class:`ZKey` holds them)."""
+    curve = key.curve
+    n8q, n8r = field_bytes(curve.q), field_bytes(curve.r)
+    g1, g2 = PointDecoder(curve, "g1"), PointDecoder(curve, "g2")
+
+    def points(decoder: PointDecoder, items: list[Point] | PointTable) -> bytes:
+        array = items.limbs if isinstance(items, PointTable) else limbs.points_to_limbs(curve, decoder.group, items)
+        return decoder.encode(array).tobytes()
+
+    header = b"".join(
+        [
+            struct.pack("<I", n8q),
+            curve.q.to_bytes(n8q, "little"),
+            struct.pack("<I", n8r),
+            curve.r.to_bytes(n8r, "little"),
+            struct.pack("<III", key.num_variables, key.num_public, key.domain_size),
+            points(g1, [key.alpha_g1, key.beta_g1]),
+            points(g2, [key.beta_g2, key.gamma_g2]),
+            points(g1, [key.delta_g1]),
+            points(g2, [key.delta_g2]),
+        ]
+    )
+    coefficients = key.coefficients
+    records = np.zeros((len(coefficients), 12 + n8r), np.uint8)
+    records[:, :12] = (
+        np.stack([coefficients.matrix, coefficients.constraint, coefficients.signal], axis=1)
+        .astype("<u4")
+        .view(np.uint8)
+        .reshape(-1, 12)
+    )
+    records[:, 12:] = coefficients.stored.astype("<u8").view(np.uint8).reshape(-1, n8r)
+    write_binfile(
+        path,
+        MAGIC,
+        VERSION,
+        [
+            (1, struct.pack("<I", GROTH16)),
+            (2, header),
+            (3, points(g1, key.ic)),
+            (4, struct.pack("<I", len(coefficients)) + records.tobytes()),
+            (5, points(g1, key.a_query)),
+            (6, points(g1, key.b_g1_query)),
+            (7, points(g2, key.b_g2_query)),
+            (8, points(g1, key.l_query)),
+            (9, points(g1, key.h_query)),
+            (10, bytes(64) + struct.pack("<I", 0)),  # no ceremony: an empty contribution list
+        ],
+    )
+
+
+__all__ = ["write_zkey"]
