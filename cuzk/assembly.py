@@ -2,10 +2,12 @@
 :class:`cuzk.prover.Prover`, which provides the attributes declared here).
 
 The reference's ``assemble_proof`` does six scalar multiplications in pure Python (~100 ms on BN254). Here they are
-small MSMs on the backend: the key's fixed points α, β, δ (and β₂, δ₂) are prepared like the queries, so that on a
-GPU their terms run over shifted copies with no one-thread chain of 255 doublings (on an H200 the chain of G2
-doublings of [B]₂ had taken 11.2 ms of a BLS12-381 proof); only s·Σa + r·Σb keeps such a chain, and the sums are
-added on the host. The same group elements as the reference's, so the same bytes.
+small MSMs: the key's fixed points α, β, δ (and β₂, δ₂) are prepared like the queries, so that on a GPU their terms
+run over shifted copies with no one-thread chain of 255 doublings (on an H200 the chain of G2 doublings of [B]₂ had
+taken 11.2 ms of a BLS12-381 proof), and the prover queues the G1 ones in its batch of query MSMs. Only
+Σl + Σh + s·Σa + r·Σb, over points just read back, needs such a chain: it runs on the cpu backend when the main
+one drives a device (:func:`small_msm_backend`). The sums are added on the host. The same group elements as the
+reference's, so the same bytes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.errors import BackendUnavailableError
+from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.protocol import Backend, PreparedBases
+from cuzk.backends.registry import get_backend
 from cuzk.reference.curves import Curve, Point
 from cuzk.reference.groth16 import Proof
 from cuzk.timing import Recorder
@@ -32,6 +37,19 @@ def msm_call(
     return partial(backend.msm, curve, group, bases, scalars, window=window)
 
 
+def small_msm_backend(backend: Backend) -> Backend:
+    """Where the assembly's MSM over the four G1 sums runs (four points on the host, with s and r among the
+    scalars): on the cpu backend when ``backend`` drives a device and the cpu backend can run here, since on a GPU
+    that MSM is one thread's chain of 255 doublings (H200, 2^20 proofs: 2.9 ms on BN254, 5.6 ms on BLS12-381; the
+    cpu backend took 1.1 and 2.4 ms on a 2-core development machine); else on ``backend``."""
+    if not isinstance(backend, DeviceBackend):
+        return backend
+    try:
+        return get_backend("cpu")
+    except BackendUnavailableError:
+        return backend
+
+
 class Assembly:
     """The assembly's backend calls and formulas."""
 
@@ -39,6 +57,7 @@ class Assembly:
     batch: bool
     recorder: Recorder
     _fixed: dict[str, Any]  # the key's fixed points per group, prepared (or limb arrays)
+    _small: Backend  # small_msm_backend of the G1 backend
 
     def _backend_for(self, group: str) -> Backend:
         raise NotImplementedError
@@ -68,6 +87,13 @@ class Assembly:
             fixed = self._combine("assemble_g2", "g2", [(self._fixed["g2"], [1, s])])[0]
             return self._point("g2", fixed) + self._point("g2", b_g2)
 
+    def _fixed_terms(self, r: int, s: int) -> dict[str, tuple[Any, list[int]]]:
+        """The G1 sums over the key's fixed points ([α]₁, [β]₁, [δ]₁), as (bases, scalars) by key: [α]₁ + r·[δ]₁
+        of [A]₁, and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ of [C]₁. They need no MSM result: the prover queues them with its
+        batch of query MSMs."""
+        fixed = self._fixed["g1"]
+        return {"a_fixed": (fixed, [1, 0, r]), "c_fixed": (fixed, [s, r, r * s % self.curve.r])}
+
     def _assemble(self, sums: dict[str, np.ndarray], b_g2: Point, r: int, s: int) -> Proof:
         """The proof from the MSM results, by the formula of the reference's ``assemble_proof``:
 
@@ -75,21 +101,20 @@ class Assembly:
         [C]₁ = Σ l + Σ h + s·[A]₁ + r·[B]₁ − r·s·[δ]₁
              = (s·[α]₁ + r·[β]₁ + r·s·[δ]₁) + (Σ l + Σ h + s·Σ a + r·Σ b)
 
-        in one backend call: the terms over the key's fixed points α, β, δ as MSMs over their prepared bases (on a
-        GPU shifted copies, with no chain of doublings), the rest as one MSM over the four sums (the only chain of
-        doublings left, for s·Σ a + r·Σ b); then two additions on the host.
+        The terms over the fixed points come with ``sums`` when the prover batched them (else they are MSMs here,
+        over the prepared points); Σ l + Σ h + s·Σ a + r·Σ b is an MSM over the four sums, on the small-MSM
+        backend; then two additions on the host.
         """
-        fixed, order = self._fixed["g1"], self.curve.r
         with self.recorder.span("assemble"):
+            missing = {key: term for key, term in self._fixed_terms(r, s).items() if key not in sums}
+            if missing:
+                sums = sums | dict(zip(missing, self._combine("assemble", "g1", list(missing.values())), strict=True))
             four = np.stack([sums["l"], sums["h"], sums["a"], sums["b_g1"]])
-            a_fixed, c_fixed, c_rest = self._combine(
-                "assemble",
-                "g1",
-                [(fixed, [1, 0, r]), (fixed, [s, r, r * s % order]), (four, [1, 1, s, r])],
-            )
-            a = self._point("g1", a_fixed) + self._point("g1", sums["a"])
-            c = self._point("g1", c_fixed) + self._point("g1", c_rest)
+            k = limbs.ints_to_limbs([1, 1, s, r], limbs.FR_LIMBS)
+            c_rest = self._timed_call(self._small, "assemble", msm_call(self._small, self.curve, "g1", four, k))
+            a = self._point("g1", sums["a_fixed"]) + self._point("g1", sums["a"])
+            c = self._point("g1", sums["c_fixed"]) + self._point("g1", c_rest)
             return Proof(a=a, b=b_g2, c=c)
 
 
-__all__ = ["Assembly", "msm_call"]
+__all__ = ["Assembly", "msm_call", "small_msm_backend"]

@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.assembly import Assembly, msm_call
+from cuzk.assembly import Assembly, msm_call, small_msm_backend
 from cuzk.backend_call import timed_call
 from cuzk.backends import limbs
 from cuzk.backends.protocol import (
@@ -139,6 +139,7 @@ class Prover(Assembly, Staging):
         self._keeps = has_capability(self.backend, KEPT_SCALARS) and (
             self.batch or has_capability(self.backend, PREPARED_BASES)
         )
+        self._small = small_msm_backend(self.backend)
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
         self._compiled: CompiledR1CS | None = None
@@ -185,9 +186,12 @@ class Prover(Assembly, Staging):
             call = msm_call(backend, self.curve, group, self._bases[key], scalars, self.window)
             return self._timed_call(backend, name, call)
 
-    def _msms_g1(self, scalars: dict[str, np.ndarray | KeptScalars]) -> dict[str, np.ndarray]:
-        """The four G1 MSMs of the proof (A, B_G1, L, H), by key: one ``msm_batch`` call with ``batch``, else one
-        call each."""
+    def _msms_g1(
+        self, scalars: dict[str, np.ndarray | KeptScalars], fixed: dict[str, tuple[Any, list[int]]]
+    ) -> dict[str, np.ndarray]:
+        """The four G1 MSMs of the proof (A, B_G1, L, H), by key: one ``msm_batch`` call with ``batch``, which also
+        takes the assembly's sums over the key's fixed points (``fixed``, by key; on a GPU a call of their own after
+        the batch cost a round trip), else one call each (and the assembly makes the fixed sums)."""
         g1 = [(name, key) for name, key, group, _ in MSMS if group == "g1"]
         if not self.batch:
             return {key: self._msm(name, key, "g1", scalars[key]) for name, key in g1}
@@ -198,12 +202,12 @@ class Prover(Assembly, Staging):
                 backend.msm_batch,  # type: ignore[attr-defined]
                 self.curve,
                 "g1",
-                [self._bases[key] for key in keys],
-                [scalars[key] for key in keys],
-                windows=[self.window] * len(keys),
+                [self._bases[key] for key in keys] + [bases for bases, _ in fixed.values()],
+                [scalars[key] for key in keys] + [limbs.ints_to_limbs(k, limbs.FR_LIMBS) for _, k in fixed.values()],
+                windows=[self.window] * len(keys) + [None] * len(fixed),
             )
-            sums = self._timed_call(backend, G1_BATCH, call, parts=names)
-        return dict(zip(keys, sums, strict=True))
+            sums = self._timed_call(backend, G1_BATCH, call, parts=names + [f"assemble_{key}" for key in fixed])
+        return dict(zip(keys + list(fixed), sums, strict=True))
 
     def _ntt(self, values: list[Any], *, inverse: bool = False, coset: bool = False) -> list[Any]:
         name = "ntt" + ("_inverse" if inverse else "") + ("_coset" if coset else "")
@@ -342,7 +346,7 @@ class Prover(Assembly, Staging):
             scalars = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(*abc, kept=abc_kept)
-            sums = self._msms_g1(scalars)
+            sums = self._msms_g1(scalars, self._fixed_terms(r, s))
             with self.recorder.span("wait_b_g2"):
                 b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_g2, s)
         return self._assemble(sums, b_g2_point, r, s)

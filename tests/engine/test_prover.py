@@ -12,9 +12,10 @@ from typing import Any
 import numpy as np
 import pytest
 
+from cuzk.assembly import small_msm_backend
 from cuzk.backends import limbs
 from cuzk.backends.reference import ReferenceBackend
-from cuzk.backends.registry import discover, registered_backends
+from cuzk.backends.registry import discover, get_backend, registered_backends
 from cuzk.cli import main
 from cuzk.errors import CuzkError, ProofSelfCheckError
 from cuzk.pipeline import prove_many
@@ -144,7 +145,8 @@ def test_engine_on_bls12_381_mimc() -> None:
 
 def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
     """A backend that reports its own compute time (here OpenCL's profiling events) fills the internal column; the
-    four G1 MSMs, one batch call (msm_batch_g1), report their device times as its parts."""
+    four G1 MSMs and the assembly's two over the key's fixed points, one batch call (msm_batch_g1), report their
+    device times as its parts."""
     entry = discover().get("opencl")
     if entry is None or not entry.available:
         pytest.skip(f"the opencl backend is not available here: {entry.reason if entry else 'not registered'}")
@@ -157,8 +159,40 @@ def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
     for name in internal:  # device time never exceeds the wall time around the call
         assert rec.seconds(name, "internal") <= rec.seconds(name, "backend") + 1e-6
     parts = [s for s in rec.spans if s.args.get("part_of") == "msm_batch_g1"]
-    assert [s.name for s in parts] == ["msm_a_g1", "msm_b_g1", "msm_l_g1", "msm_h_g1"]
+    assert [s.name for s in parts] == [
+        "msm_a_g1",
+        "msm_b_g1",
+        "msm_l_g1",
+        "msm_h_g1",
+        "assemble_a_fixed",
+        "assemble_c_fixed",
+    ]
     assert sum(s.seconds for s in parts) == pytest.approx(rec.seconds("msm_batch_g1", "internal"))
+
+
+def test_the_assemblys_msm_over_the_four_sums_runs_on_the_cpu_beside_a_device() -> None:
+    """small_msm_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
+    thread's chain of doublings), the backend itself otherwise; the opencl prover's assembly call is the cpu's."""
+    available("opencl")
+    available("cpu")
+    reference = ReferenceBackend()
+    assert small_msm_backend(reference) is reference
+    cpu = get_backend("cpu")
+    assert small_msm_backend(cpu) is cpu
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
+    prover = Prover(pk, "opencl")
+    small = prover._small
+    assert small.name == "cpu"
+    calls: list[int] = []
+    msm = small.msm
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(len(args[2]))
+        return msm(*args, **kwargs)
+
+    small.msm = counted  # type: ignore[method-assign]
+    assert prover.prove(cs, r=5, s=6).to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
+    assert calls == [4]  # Σl, Σh, Σa, Σb
 
 
 def available(name: str) -> None:
