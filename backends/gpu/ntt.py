@@ -182,7 +182,7 @@ def queue_compute_h(
     n = len(a)
     check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
     log_n = n.bit_length() - 1
-    ends = [_transform_ends(ctx, v) for v in (a, b, c)]
+    ends = [_transform_ends(ctx, v, name) for name, v in zip("abc", (a, b, c), strict=True)]
     tmp = ctx.buffer(n * FR_BYTES)
     shift = (COSET if reduction == "libsnark" else OMEGA_2N, True)
     # values on H → n·coefficients → values on g·H (libsnark) or on ω_2n·H (circom), × n⁻¹ on load
@@ -210,12 +210,12 @@ def queue_compute_h(
     return finish
 
 
-def _transform_ends(ctx: DeviceContext, values: np.ndarray | DeviceScalars) -> tuple[Any, Any]:
+def _transform_ends(ctx: DeviceContext, values: np.ndarray | DeviceScalars, name: str) -> tuple[Any, Any]:
     """(the buffer a transform of ``values`` reads, a buffer of as many rows its result may go to): an array's
     upload serves as both; scalars kept on the device are read in place and left as they were. Kept rows from an
     offset (a transform reads from row 0) go through the host."""
     if isinstance(values, DeviceScalars) and values.context is not ctx:
-        raise BackendInputError("kept by another device context: use the backend that made them", array="a, b, c")
+        raise BackendInputError("kept by another device context: use the backend that made them", array=name)
     if isinstance(values, DeviceScalars) and values.first == 0:
         return values.buffer, ctx.buffer(len(values) * FR_BYTES)
     buf = ctx.upload(values.to_host() if isinstance(values, DeviceScalars) else values)
