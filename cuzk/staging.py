@@ -40,31 +40,27 @@ class Staging:
     def _timed_call(self, backend: Backend, name: str, call: Callable[[], Any], parts: list[str] | None = None) -> Any:
         raise NotImplementedError
 
+    def _kept(self, phase: str, arrays: tuple[np.ndarray, ...]) -> tuple[KeptScalars, ...]:
+        """``arrays`` kept on the main backend (each checked and uploaded once), in one timed call of ``phase``."""
+        backend = self.backend
+        with self.recorder.span(phase, n=len(arrays[0])):
+            return self._timed_call(
+                backend,
+                phase,
+                lambda: tuple(backend.keep_scalars(self.curve, v) for v in arrays),  # type: ignore[attr-defined]
+            )
+
     def _keep_abc(self, a: np.ndarray, b: np.ndarray, c: np.ndarray) -> tuple[KeptScalars, ...] | None:
         """a, b, c kept on the main backend for its compute_h (phase ``keep_abc``), where it computes H and keeps
         scalars; else None (compute_h takes the arrays)."""
         if not (self._keeps and has_capability(self.backend, COMPUTE_H)):
             return None
-        backend = self.backend
-        with self.recorder.span("keep_abc", n=len(a)):
-            return self._timed_call(
-                backend,
-                "keep_abc",
-                lambda: tuple(backend.keep_scalars(self.curve, v) for v in (a, b, c)),  # type: ignore[attr-defined]
-            )
+        return self._kept("keep_abc", (a, b, c))
 
     def _keep_z(self, z: np.ndarray) -> np.ndarray | KeptScalars:
         """z as the main backend's MSMs take it: kept there (one check, one upload for A, B_G1, L and, on the same
         backend, B_G2) when it keeps scalars, else the array."""
-        if not self._keeps:
-            return z
-        backend = self.backend
-        with self.recorder.span("keep_z", n=len(z)):
-            return self._timed_call(
-                backend,
-                "keep_z",
-                lambda: backend.keep_scalars(self.curve, z),  # type: ignore[attr-defined]
-            )
+        return self._kept("keep_z", (z,))[0] if self._keeps else z
 
     def stage(self, witness: Assignment) -> Assignment:
         """The witness with z, and a, b, c for compute_h, kept on the backend (each checked and uploaded once;
