@@ -57,6 +57,7 @@ class Assembly:
     batch: bool
     recorder: Recorder
     _fixed: dict[str, Any]  # the key's fixed points per group, prepared (or limb arrays)
+    backend: Backend
     _small: Backend  # small_msm_backend of the G1 backend
 
     def _backend_for(self, group: str) -> Backend:
@@ -86,6 +87,17 @@ class Assembly:
         with self.recorder.span("assemble_g2"):
             fixed = self._combine("assemble_g2", "g2", [(self._fixed["g2"], [1, s])])[0]
             return self._point("g2", fixed) + self._point("g2", b_g2)
+
+    def _warm_small_msm(self, points: list[Point]) -> None:
+        """One MSM of the assembly's shape on the small-MSM backend when it is not the main one, so that its code
+        is compiled (or loaded from numba's cache) while the prover is made, not in the first proof."""
+        if self._small is self.backend:
+            return
+        with self.recorder.span("warm_small_msm"):
+            bases = limbs.points_to_limbs(self.curve, "g1", points)
+            order = self.curve.r
+            scalars = limbs.ints_to_limbs([order - 1 - k for k in range(len(points))], limbs.FR_LIMBS)
+            self._small.msm(self.curve, "g1", bases, scalars)  # type: ignore[attr-defined]
 
     def _fixed_terms(self, r: int, s: int) -> dict[str, tuple[Any, list[int]]]:
         """The G1 sums over the key's fixed points ([α]₁, [β]₁, [δ]₁), as (bases, scalars) by key: [α]₁ + r·[δ]₁

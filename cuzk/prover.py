@@ -153,6 +153,7 @@ class Prover(Assembly, Staging):
                 "g1": self._prepare(self.backend, "g1", [vk.alpha_g1, pk.beta_g1, pk.delta_g1]),
                 "g2": self._prepare(self.g2_backend, "g2", [vk.beta_g2, vk.delta_g2]),
             }
+        self._warm_small_msm([pk.vk.alpha_g1, pk.beta_g1, pk.delta_g1, pk.vk.alpha_g1])
         self._pvk: PreparedVerifyingKey | None = None
         if self.verify:
             with self.recorder.span("prepare_vk"):

@@ -172,7 +172,8 @@ def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
 
 def test_the_assemblys_msm_over_the_four_sums_runs_on_the_cpu_beside_a_device() -> None:
     """small_msm_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
-    thread's chain of doublings), the backend itself otherwise; the opencl prover's assembly call is the cpu's."""
+    thread's chain of doublings), the backend itself otherwise; the opencl prover warms the cpu's MSM while it is
+    made (phase warm_small_msm), and its assembly's MSM over the four sums is the cpu's."""
     available("opencl")
     available("cpu")
     reference = ReferenceBackend()
@@ -183,6 +184,8 @@ def test_the_assemblys_msm_over_the_four_sums_runs_on_the_cpu_beside_a_device() 
     prover = Prover(pk, "opencl")
     small = prover._small
     assert small.name == "cpu"
+    assert [s.name for s in prover.recorder.spans].count("warm_small_msm") == 1
+    assert "warm_small_msm" not in {s.name for s in Prover(pk, reference).recorder.spans}
     calls: list[int] = []
     msm = small.msm
 
