@@ -13,15 +13,18 @@ Where the time goes, and what the engine does about it (the ``--timings`` table 
   :mod:`cuzk.witness`) runs before the proof, or beside the previous proof in a pipeline, and hands limbs over:
   the ``prove`` span holds the backend's work, H, the MSMs and the assembly only, and no Python loop runs beside
   the B_G2 thread (the GIL yields the old in-proof conversion needed to let B_G2 start are gone with it);
-- the MSM results stay limbs, and the proof is assembled by small MSMs on the backend, the key's fixed points
-  prepared like the queries (:mod:`cuzk.assembly`) — the same group elements as the reference's, so the same bytes;
+- the MSM results stay limbs, and the proof is assembled by small MSMs, the key's fixed points prepared like the
+  queries (:mod:`cuzk.assembly`); the one over the four sums runs on the cpu backend beside a device backend — the
+  same group elements as the reference's, so the same bytes;
 - z is kept on a backend that keeps scalars (``keep_scalars``): checked and uploaded once per proof, for the MSMs
-  of A, B_G1, L and, on the same backend, B_G2;
+  of A, B_G1, L and, on the same backend, B_G2; a pipeline keeps z, and a, b, c for ``compute_h``, while the proof
+  before runs (:mod:`cuzk.staging`);
 - on a backend whose ``msm_batch`` queues its MSMs and waits once (the GPU backends, which say so by reporting the
   device time of each MSM of a batch, ``last_batch_seconds``), the four G1 MSMs are one call (phase ``msm_batch_g1``,
-  with each MSM's device time as an internal part ``msm_a_g1`` …) and the assembly's G1 MSMs another: every
-  backend call ends by waiting for the device, and between two calls the device idles while the host validates,
-  plans and uploads the next (on the H200 the four separate calls left 7–10 ms gaps each, docs/performance.md);
+  with each MSM's device time as an internal part ``msm_a_g1`` …), and the assembly's two sums over the fixed
+  points ride in it (parts ``assemble_a_fixed``, ``assemble_c_fixed``): every backend call ends by waiting for
+  the device, and between two calls the device idles while the host validates, plans and uploads the next (on the
+  H200 the four separate calls left 7–10 ms gaps each, docs/performance.md);
 - scalars the witness makes free (zeros, ones) are the backend's business: the cpu backend drops the zeros and
   sums the bases of the ones by plain additions inside ``msm_prepared`` (:mod:`cuzk.backends.cpu.free_scalars`);
   the engine cannot do it for prepared bases, as the protocol has no index-based MSM over them.
