@@ -110,8 +110,13 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
     O[${F}_N] = madc_hi(x, y[${F}_N - 1], O[${F}_N], &cc);            \
   } while (0)
 
+/* p and −p⁻¹ for the multiplication, read from constant memory: with them as literals ptxas specialised the
+ * reduction on their values and, for BLS12-381's Fr (−p⁻¹ = 2^32 − 1, p_0 = 1, p_1 = 2^32 − 1), split its wide
+ * multiply-adds into halves: 265 instructions a product instead of 203, and 13 % fewer products per second. */
+CONSTANT limb_t ${F}_P_WORDS[${F}_N] = ${F}_P;
+CONSTANT limb_t ${F}_INV_WORD = ${F}_INV;
+
 DEVICE ${f}_t ${f}_mul_body(${f}_t a, ${f}_t b) {
-  const limb_t p[${F}_N] = ${F}_P;
   limb_t e[${F}_N + 1], o[${F}_N + 1], cc;
   /* row 0: t = a·b_0, the products side by side with nothing to carry */
   UNROLL for (int j = 0; j < ${F}_N; j += 2) {
@@ -134,9 +139,9 @@ DEVICE ${f}_t ${f}_mul_body(${f}_t a, ${f}_t b) {
       ${F}_CHAIN_EVEN(e, b.l[i], a.l, madc_lo_cc);
       ${F}_CHAIN_ODD(o, b.l[i], a.l);
     }
-    limb_t m = (e[0] + o[0]) * (limb_t)${F}_INV;
-    ${F}_CHAIN_EVEN(e, m, p, mad_lo_cc);
-    ${F}_CHAIN_ODD(o, m, p);
+    limb_t m = (e[0] + o[0]) * ${F}_INV_WORD;
+    ${F}_CHAIN_EVEN(e, m, ${F}_P_WORDS, mad_lo_cc);
+    ${F}_CHAIN_ODD(o, m, ${F}_P_WORDS);
   }
   /* t/2^w = E[1 … N] + O[1 … N] + the carry out of limb 0, below 2p < R */
   ${f}_t r;

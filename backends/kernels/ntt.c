@@ -12,6 +12,13 @@
 #define NTT_TILE_LOG 10            /* 2^10 elements of 32 bytes: 32 KB, the least local memory OpenCL promises */
 #define NTT_TILE (1u << NTT_TILE_LOG)
 #define NTT_GROUP 256              /* work-items per group: NTT_TILE / 4, four elements each */
+/* Groups a multiprocessor must hold at once: CUDA caps the pass's registers to fit them (80 on a multiprocessor of
+ * 64K registers). Uncapped, ptxas took 84 (BN254: 2 groups, 16 warps) to 104 registers; 3 groups made a 2^24
+ * transform 8–19 % faster on an H200, 4 (64 registers and spills) less so (docs/performance.md, sixth round). */
+#ifndef NTT_MIN_GROUPS
+#define NTT_MIN_GROUPS 3
+#endif
+#define NTT_VECS (FR_N / VEC_LIMBS) /* 16-byte vectors per element, the unit of the copies */
 #define NTT_POWERS_BLOCK 64
 #define NTT_LOAD_SCALE 1           /* first pass: x[i] × load_scale[i], i the input index */
 #define NTT_STORE_SCALE 2          /* last pass: y[i] × store_scale[i], i the output index */
@@ -64,8 +71,9 @@ KERNEL void fr_powers(GLOBAL fr_t *out, u32 count, u32 which, u32 log_n, u32 sca
 
 /* The tile is one plane of NTT_TILE limbs per limb index, so that work-items reading limb l of their elements read
  * one plane. The element index is swizzled (bits 5 and 6 XORed into bits 0…4) and the limb index XORed into its low
- * bits, so that 32 work-items hit 32 different banks of 4 bytes both in the copies (consecutive words) and in the
- * rounds (elements with two adjacent index bits fixed, whichever two). */
+ * bits, so that 32 work-items hit 32 different banks of 4 bytes both in the copies (16 consecutive elements,
+ * two 16-byte vectors each, one limb of each at a time) and in the rounds (elements with two adjacent index bits
+ * fixed, whichever two). */
 DEVICE u32 ntt_swizzle(u32 e) { return e ^ (((e >> 5) & 1) * 0x0au) ^ (((e >> 6) & 1) * 0x15u); }
 #define NTT_SLOT(e, l) ((l) * NTT_TILE + (ntt_swizzle(e) ^ ((l) * (32 / FR_N))))
 /* Macros on the kernel's array `tile`: OpenCL wants local arrays at kernel scope, and a pointer to local memory has
@@ -116,19 +124,22 @@ KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL
  * read neighbouring elements; it must not work in place (src ≠ dst), the others do (src = dst).
  * The work-items run the stages two at a time on the four elements of a unit (the elements with the same tile index
  * but for two adjacent bits), an odd last stage on two pairs. */
-KERNEL void fr_ntt_pass(GLOBAL const fr_t *src, GLOBAL fr_t *dst, GLOBAL const fr_t *tw, GLOBAL const fr_t *factors,
-                        GLOBAL const fr_t *load_scale, GLOBAL const fr_t *store_scale, u32 log_n, u32 first, u32 r,
-                        u32 c, u32 flags) {
+KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
+    fr_ntt_pass(GLOBAL const fr_t *src, GLOBAL fr_t *dst, GLOBAL const fr_t *tw, GLOBAL const fr_t *factors,
+                GLOBAL const fr_t *load_scale, GLOBAL const fr_t *store_scale, u32 log_n, u32 first, u32 r, u32 c,
+                u32 flags) {
   LOCAL limb_t tile[FR_N * NTT_TILE];
   u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID();
   bool head = first == 0, tail = first + r == log_n;
   u32 tile_id = head ? ntt_bit_reverse(group, log_n - t) : group, chunk = tile_id & ((1u << (first - c)) - 1);
-  /* The copies: consecutive work-items move consecutive words (limbs). The bound is not a constant, so that the
+  /* The copies: consecutive work-items move consecutive 16-byte vectors. The bound is not a constant, so that the
    * compiler unrolls a few iterations (loads in flight) rather than all (registers for the whole kernel). */
-  for (u32 w = id; w < ((u32)FR_N << t); w += NTT_GROUP) {
-    u32 e = w / FR_N, l = w % FR_N;
+  for (u32 w = id; w < ((u32)NTT_VECS << t); w += NTT_GROUP) {
+    u32 e = w / NTT_VECS, v = w % NTT_VECS;
     u32 from = head ? (ntt_bit_reverse(e, t) << (log_n - t)) | group : ntt_index(tile_id, e, first, r, c);
-    tile[NTT_SLOT(e, l)] = src[from].l[l];
+    limb_t x[VEC_LIMBS];
+    load_vec(src[from].l + v * VEC_LIMBS, x);
+    UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) tile[NTT_SLOT(e, v * VEC_LIMBS + k)] = x[k];
   }
   BARRIER();
   u32 rounds = r > 2 ? (r + 1) / 2 : 1;
@@ -189,9 +200,11 @@ KERNEL void fr_ntt_pass(GLOBAL const fr_t *src, GLOBAL fr_t *dst, GLOBAL const f
     }
     BARRIER();
   }
-  for (u32 w = id; w < ((u32)FR_N << t); w += NTT_GROUP) {
-    u32 e = w / FR_N, l = w % FR_N;
-    dst[ntt_index(tile_id, e, first, r, c)].l[l] = tile[NTT_SLOT(e, l)];
+  for (u32 w = id; w < ((u32)NTT_VECS << t); w += NTT_GROUP) {
+    u32 e = w / NTT_VECS, v = w % NTT_VECS;
+    limb_t x[VEC_LIMBS];
+    UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) x[k] = tile[NTT_SLOT(e, v * VEC_LIMBS + k)];
+    store_vec(dst[ntt_index(tile_id, e, first, r, c)].l + v * VEC_LIMBS, x);
   }
 }
 

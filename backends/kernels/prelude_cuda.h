@@ -21,6 +21,16 @@ typedef u32 limb_t;
 #define LOCAL_ID() (threadIdx.x)
 #define GROUP_ID() (blockIdx.x)
 #define LOCAL_SIZE() (blockDim.x)
+/* A kernel's launch bounds: at most `threads` per block, and registers capped so that `groups` blocks fit on a
+ * multiprocessor (written between the return type and the name). */
+#define LAUNCH_BOUNDS(threads, groups) __launch_bounds__(threads, groups)
+/* 16 bytes at p (16-byte aligned) in one load or store: VEC_LIMBS limbs. */
+#define VEC_LIMBS 4
+DEVICE void load_vec(GLOBAL const limb_t *p, limb_t *out) {
+  uint4 v = *(GLOBAL const uint4 *)p;
+  out[0] = v.x, out[1] = v.y, out[2] = v.z, out[3] = v.w;
+}
+DEVICE void store_vec(GLOBAL limb_t *p, const limb_t *in) { *(GLOBAL uint4 *)p = make_uint4(in[0], in[1], in[2], in[3]); }
 /* Ask for the cache lines of the `bytes` bytes at p in L2 ahead of their load (no register, no wait). */
 #define PREFETCH(p, bytes)                                                                  \
   do {                                                                                      \

@@ -23,6 +23,15 @@ typedef ulong limb_t;
 #define GROUP_ID() ((u32)get_group_id(0))
 #define LOCAL_SIZE() ((u32)get_local_size(0))
 #define PREFETCH(p, bytes) prefetch((GLOBAL const uchar *)(p), (bytes))
+/* Launch bounds are CUDA's (OpenCL has no register cap to ask for). */
+#define LAUNCH_BOUNDS(threads, groups)
+/* 16 bytes at p (16-byte aligned) in one load or store: VEC_LIMBS limbs. */
+#define VEC_LIMBS 2
+DEVICE void load_vec(GLOBAL const limb_t *p, limb_t *out) {
+  ulong2 v = *(GLOBAL const ulong2 *)p;
+  out[0] = v.x, out[1] = v.y;
+}
+DEVICE void store_vec(GLOBAL limb_t *p, const limb_t *in) { *(GLOBAL ulong2 *)p = (ulong2)(in[0], in[1]); }
 
 /* The carry-chain primitives, named after the PTX instructions the CUDA prelude maps them to: *cc is the carry
  * (or borrow) flag, 0 or 1, that a chain passes along (CUDA's hardware flag; a variable here). "_cc": sets *cc;
