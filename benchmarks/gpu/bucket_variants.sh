@@ -3,8 +3,8 @@
 # cuda_h200.sh has installed the package (STAGES="" is enough). Each line of VARIANTS is
 # "label|NVRTC options|bucket work-items per SM|shifted bases up to 2^N points" (options space-separated; empty
 # fields keep the defaults);
-# SIZES and CURVES go to cuda_bench.py. With NCU=1, Nsight Compute first reports the stall reasons of one bucket
-# kernel (BLS12-381, 2^NCU_LOG points). Output: $OUT/variants.txt (and $OUT/ncu.txt).
+# SIZES and CURVES go to cuda_bench.py; OP=ntt times NTTs of SIZES instead of G1 MSMs (the last two fields unused).
+# With NCU=1, Nsight Compute first reports the stall reasons of one bucket kernel (BLS12-381, 2^NCU_LOG points). Output: $OUT/variants.txt (and $OUT/ncu.txt).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 CUPY_CACHE_DIR=$PWD/.cupy_cache
@@ -20,10 +20,14 @@ if [ "${NCU:-0}" = 1 ]; then
 fi
 while IFS='|' read -r label options items shifted; do
   [ -z "$label" ] && continue
-  args=(--curves "$CURVES" --msm "$SIZES" --msm-g2 "" --ntt "" --repeat 3 --kernels)
+  if [ "${OP:-msm}" = ntt ]; then
+    args=(--curves "$CURVES" --msm "" --msm-g2 "" --ntt "$SIZES" --repeat 5 --kernels)
+  else
+    args=(--curves "$CURVES" --msm "$SIZES" --msm-g2 "" --ntt "" --repeat 3 --kernels)
+  fi
   for option in $options; do args+=("--nvrtc=$option"); done
   [ -n "$items" ] && args+=(--parallel-items "$items")
   [ -n "$shifted" ] && args+=(--shifted-max "$shifted")
   echo "== $label: ${args[*]}" | tee -a "$OUT/variants.txt"
-  python3 benchmarks/gpu/cuda_bench.py "${args[@]}" 2>&1 | tee -a "$OUT/variants.txt" | grep -E "^(bls|bn)|msm_bucket"
+  python3 benchmarks/gpu/cuda_bench.py "${args[@]}" 2>&1 | tee -a "$OUT/variants.txt" | grep -E "^(bls|bn)|msm_bucket|fr_ntt_pass"
 done <<< "$VARIANTS"

@@ -11,7 +11,7 @@
 # run on a fresh machine can start from it.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
-STAGES=${STAGES:-tests conformance bench proof}
+STAGES=${STAGES-tests conformance bench proof}  # set and empty: install only
 if compgen -G ".whl/*.whl" >/dev/null; then
   python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
   export PYTHONPATH=/tmp/site
