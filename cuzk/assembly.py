@@ -4,10 +4,11 @@
 The reference's ``assemble_proof`` does six scalar multiplications in pure Python (~100 ms on BN254). Here they are
 small MSMs: the key's fixed points α, β, δ (and β₂, δ₂) are prepared like the queries, so that on a GPU their terms
 run over shifted copies with no one-thread chain of 255 doublings (on an H200 the chain of G2 doublings of [B]₂ had
-taken 11.2 ms of a BLS12-381 proof), and the prover queues the G1 ones in its batch of query MSMs. Only
-Σl + Σh + s·Σa + r·Σb, over points just read back, needs such a chain: it runs on the cpu backend when the main
-one drives a device (:func:`small_msm_backend`). The sums are added on the host. The same group elements as the
-reference's, so the same bytes.
+taken 11.2 ms of a BLS12-381 proof), and the prover queues the G1 ones in its batch of query MSMs. Σl + Σh +
+s·Σa + r·Σb, over points just read back, needs such a chain: it runs on the cpu backend when the main one drives
+a device (:func:`small_msm_backend`). So does [β]₂ + s·[δ]₂ beside a device G2 backend: it needs no MSM result,
+and on the GPU its kernels and its Python came between H and the G1 batch (see :meth:`Assembly._assemble_g2`).
+The sums are added on the host. The same group elements as the reference's, so the same bytes.
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ class Assembly:
     recorder: Recorder
     _fixed: dict[str, Any]  # the key's fixed points per group, prepared (or limb arrays)
     backend: Backend
-    _small: Backend  # small_msm_backend of the G1 backend
+    _small: dict[str, Backend]  # per group: small_msm_backend of the group's backend
 
     def _backend_for(self, group: str) -> Backend:
         raise NotImplementedError
@@ -66,11 +67,10 @@ class Assembly:
     def _timed_call(self, backend: Backend, name: str, call: Callable[[], Any], parts: list[str] | None = None) -> Any:
         raise NotImplementedError
 
-    def _combine(self, name: str, group: str, sums: list[tuple[Any, list[int]]]) -> list[np.ndarray]:
-        """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points per sum: the bases are an
-        (m, …) limb array or the key's prepared fixed points (``_fixed``), on the group's backend; one ``msm_batch``
-        call for them all with ``batch``, else one call each."""
-        backend = self._backend_for(group)
+    def _combine(self, name: str, backend: Backend, group: str, sums: list[tuple[Any, list[int]]]) -> list[np.ndarray]:
+        """Σ scalars[i]·bases[i] for each (bases, scalars) of ``sums``, a handful of points per sum, on ``backend``:
+        the bases are an (m, …) limb array or the key's fixed points prepared there (``_fixed``); one G1
+        ``msm_batch`` call for them all with ``batch``, else one call each."""
         k = [limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for _, scalars in sums]
         if self.batch and group == "g1":
             batch = partial(backend.msm_batch, self.curve, group, [b for b, _ in sums], k)  # type: ignore[attr-defined]
@@ -82,22 +82,27 @@ class Assembly:
         return limbs.limbs_to_point(self.curve, group, array)
 
     def _assemble_g2(self, b_g2: np.ndarray, s: int) -> Point:
-        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j]: an MSM over the key's two prepared points (on a GPU their
-        shifted copies: no chain of doublings), and one addition on the host."""
+        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j]: an MSM over the key's two fixed points, and one addition on
+        the host. Beside a device G2 backend the MSM runs on the cpu backend (a core beside the G1 batch): on an
+        H200 its kernels (0.66 ms of a BN254 2^20 proof) ran between H and the G1 batch, and its Python (4.4 ms from
+        call to result, waiting on H's kernels) beside the batch's."""
         with self.recorder.span("assemble_g2"):
-            fixed = self._combine("assemble_g2", "g2", [(self._fixed["g2"], [1, s])])[0]
+            fixed = self._combine("assemble_g2", self._small["g2"], "g2", [(self._fixed["g2"], [1, s])])[0]
             return self._point("g2", fixed) + self._point("g2", b_g2)
 
-    def _warm_small_msm(self, points: list[Point]) -> None:
-        """One MSM of the assembly's shape on the small-MSM backend when it is not the main one, so that its code
-        is compiled (or loaded from numba's cache) while the prover is made, not in the first proof."""
-        if self._small is self.backend:
+    def _warm_small_msm(self, points: dict[str, list[Point]]) -> None:
+        """One MSM of the assembly's shape over ``points`` (by group) on each group's small-MSM backend that is not
+        the group's own, so that its code is compiled (or loaded from numba's cache) while the prover is made, not
+        in the first proof."""
+        groups = [group for group in points if self._small[group] is not self._backend_for(group)]
+        if not groups:
             return
+        order = self.curve.r
         with self.recorder.span("warm_small_msm"):
-            bases = limbs.points_to_limbs(self.curve, "g1", points)
-            order = self.curve.r
-            scalars = limbs.ints_to_limbs([order - 1 - k for k in range(len(points))], limbs.FR_LIMBS)
-            self._small.msm(self.curve, "g1", bases, scalars)  # type: ignore[attr-defined]
+            for group in groups:
+                bases = limbs.points_to_limbs(self.curve, group, points[group])
+                scalars = limbs.ints_to_limbs([order - 1 - k for k in range(len(points[group]))], limbs.FR_LIMBS)
+                self._small[group].msm(self.curve, group, bases, scalars)  # type: ignore[attr-defined]
 
     def _fixed_terms(self, r: int, s: int) -> dict[str, tuple[Any, list[int]]]:
         """The G1 sums over the key's fixed points ([α]₁, [β]₁, [δ]₁), as (bases, scalars) by key: [α]₁ + r·[δ]₁
@@ -120,10 +125,12 @@ class Assembly:
         with self.recorder.span("assemble"):
             missing = {key: term for key, term in self._fixed_terms(r, s).items() if key not in sums}
             if missing:
-                sums = sums | dict(zip(missing, self._combine("assemble", "g1", list(missing.values())), strict=True))
+                terms = self._combine("assemble", self.backend, "g1", list(missing.values()))
+                sums = sums | dict(zip(missing, terms, strict=True))
             four = np.stack([sums["l"], sums["h"], sums["a"], sums["b_g1"]])
             k = limbs.ints_to_limbs([1, 1, s, r], limbs.FR_LIMBS)
-            c_rest = self._timed_call(self._small, "assemble", msm_call(self._small, self.curve, "g1", four, k))
+            small = self._small["g1"]
+            c_rest = self._timed_call(small, "assemble", msm_call(small, self.curve, "g1", four, k))
             a = self._point("g1", sums["a_fixed"]) + self._point("g1", sums["a"])
             c = self._point("g1", sums["c_fixed"]) + self._point("g1", c_rest)
             return Proof(a=a, b=b_g2, c=c)

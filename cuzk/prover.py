@@ -14,8 +14,8 @@ Where the time goes, and what the engine does about it (the ``--timings`` table 
   the ``prove`` span holds the backend's work, H, the MSMs and the assembly only, and no Python loop runs beside
   the B_G2 thread (the GIL yields the old in-proof conversion needed to let B_G2 start are gone with it);
 - the MSM results stay limbs, and the proof is assembled by small MSMs, the key's fixed points prepared like the
-  queries (:mod:`cuzk.assembly`); the one over the four sums runs on the cpu backend beside a device backend — the
-  same group elements as the reference's, so the same bytes;
+  queries (:mod:`cuzk.assembly`); the one over the four sums, and [β]₂ + s·[δ]₂, run on the cpu backend beside a
+  device backend — the same group elements as the reference's, so the same bytes;
 - z is kept on a backend that keeps scalars (``keep_scalars``): checked and uploaded once per proof, for the MSMs
   of A, B_G1, L and, on the same backend, B_G2; a pipeline keeps z, and a, b, c for ``compute_h``, while the proof
   before runs (:mod:`cuzk.staging`);
@@ -142,7 +142,7 @@ class Prover(Assembly, Staging):
         self._keeps = has_capability(self.backend, KEPT_SCALARS) and (
             self.batch or has_capability(self.backend, PREPARED_BASES)
         )
-        self._small = small_msm_backend(self.backend)
+        self._small = {"g1": small_msm_backend(self.backend), "g2": small_msm_backend(self.g2_backend)}
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
         self._compiled: CompiledR1CS | None = None
@@ -152,11 +152,11 @@ class Prover(Assembly, Staging):
                 key: self._prepare(self._backend_for(group), group, getattr(pk, query)) for _, key, group, query in MSMS
             }
             vk = pk.vk
-            self._fixed = {  # the key's points of the assembly, prepared like the queries
+            self._fixed = {  # the key's points of the assembly, prepared like the queries where their MSMs run
                 "g1": self._prepare(self.backend, "g1", [vk.alpha_g1, pk.beta_g1, pk.delta_g1]),
-                "g2": self._prepare(self.g2_backend, "g2", [vk.beta_g2, vk.delta_g2]),
+                "g2": self._prepare(self._small["g2"], "g2", [vk.beta_g2, vk.delta_g2]),
             }
-        self._warm_small_msm([pk.vk.alpha_g1, pk.beta_g1, pk.delta_g1, pk.vk.alpha_g1])
+        self._warm_small_msm({"g1": [vk.alpha_g1, pk.beta_g1, pk.delta_g1, vk.alpha_g1], "g2": [vk.beta_g2] * 2})
         self._pvk: PreparedVerifyingKey | None = None
         if self.verify:
             with self.recorder.span("prepare_vk"):

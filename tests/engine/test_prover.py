@@ -170,10 +170,11 @@ def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
     assert sum(s.seconds for s in parts) == pytest.approx(rec.seconds("msm_batch_g1", "internal"))
 
 
-def test_the_assemblys_msm_over_the_four_sums_runs_on_the_cpu_beside_a_device() -> None:
+def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
     """small_msm_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
-    thread's chain of doublings), the backend itself otherwise; the opencl prover warms the cpu's MSM while it is
-    made (phase warm_small_msm), and its assembly's MSM over the four sums is the cpu's."""
+    thread's chain of doublings), the backend itself otherwise; the opencl prover warms the cpu's MSMs of both
+    groups while it is made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums and over
+    [β]₂, [δ]₂ are the cpu's."""
     available("opencl")
     available("cpu")
     reference = ReferenceBackend()
@@ -182,20 +183,24 @@ def test_the_assemblys_msm_over_the_four_sums_runs_on_the_cpu_beside_a_device() 
     assert small_msm_backend(cpu) is cpu
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
     prover = Prover(pk, "opencl")
-    small = prover._small
-    assert small.name == "cpu"
+    assert {group: small.name for group, small in prover._small.items()} == {"g1": "cpu", "g2": "cpu"}
     assert [s.name for s in prover.recorder.spans].count("warm_small_msm") == 1
     assert "warm_small_msm" not in {s.name for s in Prover(pk, reference).recorder.spans}
-    calls: list[int] = []
-    msm = small.msm
+    calls: list[tuple[str, int]] = []
+    for small in set(prover._small.values()):
+        msm, msm_prepared = small.msm, small.msm_prepared
 
-    def counted(*args: Any, **kwargs: Any) -> Any:
-        calls.append(len(args[2]))
-        return msm(*args, **kwargs)
+        def counted(*args: Any, msm: Any = msm, **kwargs: Any) -> Any:
+            calls.append((args[1], len(args[3])))
+            return msm(*args, **kwargs)
 
-    small.msm = counted  # type: ignore[method-assign]
+        def counted_prepared(bases: Any, scalars: Any, msm_prepared: Any = msm_prepared, **kwargs: Any) -> Any:
+            calls.append((bases.group, len(scalars)))
+            return msm_prepared(bases, scalars, **kwargs)
+
+        small.msm, small.msm_prepared = counted, counted_prepared  # type: ignore[method-assign]
     assert prover.prove(cs, r=5, s=6).to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
-    assert calls == [4]  # Σl, Σh, Σa, Σb
+    assert sorted(calls) == [("g1", 4), ("g2", 2)]  # Σl, Σh, Σa, Σb; [β]₂, [δ]₂
 
 
 def available(name: str) -> None:
