@@ -165,6 +165,9 @@ CUDA_SHIM = """
 #define __noinline__ __attribute__((noinline))
 #define __constant__
 #define __shared__ static
+#define __launch_bounds__(...)
+struct uint4 { unsigned x, y, z, w; };
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
 static inline void __syncthreads() {}
 struct cuzk_dim3 { unsigned x, y, z; };
 static cuzk_dim3 blockIdx, blockDim, threadIdx;
