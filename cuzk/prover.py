@@ -152,11 +152,12 @@ class Prover(Assembly, Staging):
                 key: self._prepare(self._backend_for(group), group, getattr(pk, query)) for _, key, group, query in MSMS
             }
             vk = pk.vk
+            fixed_g1, fixed_g2 = [vk.alpha_g1, pk.beta_g1, pk.delta_g1], [vk.beta_g2, vk.delta_g2]
             self._fixed = {  # the key's points of the assembly, prepared like the queries where their MSMs run
-                "g1": self._prepare(self.backend, "g1", [vk.alpha_g1, pk.beta_g1, pk.delta_g1]),
-                "g2": self._prepare(self._small["g2"], "g2", [vk.beta_g2, vk.delta_g2]),
+                "g1": self._prepare(self.backend, "g1", fixed_g1),
+                "g2": self._prepare(self._small["g2"], "g2", fixed_g2),
             }
-        self._warm_small_msm({"g1": [vk.alpha_g1, pk.beta_g1, pk.delta_g1, vk.alpha_g1], "g2": [vk.beta_g2] * 2})
+        self._warm_small_msm({"g1": [*fixed_g1, vk.alpha_g1], "g2": fixed_g2})  # the shapes of the proof's MSMs
         self._pvk: PreparedVerifyingKey | None = None
         if self.verify:
             with self.recorder.span("prepare_vk"):

@@ -13,8 +13,9 @@
 #define NTT_TILE (1u << NTT_TILE_LOG)
 #define NTT_GROUP 256              /* work-items per group: NTT_TILE / 4, four elements each */
 /* Groups a multiprocessor must hold at once: CUDA caps the pass's registers to fit them (80 on a multiprocessor of
- * 64K registers). Uncapped, ptxas took 84 (BN254: 2 groups, 16 warps) to 104 registers; 3 groups made a 2^24
- * transform 8–19 % faster on an H200, 4 (64 registers and spills) less so (docs/performance.md, sixth round). */
+ * 64K registers). Left to itself ptxas took 84 registers on BN254 (2 groups, 16 warps), and 104 with the 16-byte
+ * copies and one group asked; 3 groups made a 2^24 transform 8–19 % faster on an H200, 4 (64 registers and
+ * spills) less so (docs/performance.md, sixth round). */
 #ifndef NTT_MIN_GROUPS
 #define NTT_MIN_GROUPS 3
 #endif
