@@ -2,7 +2,8 @@
 
 :func:`msm_auto` is the cpu backend's MSM entry: when zeros and ones are many it runs the ones alone, whose sum is
 plain additions (one bucket, a window of one bit), and the other non-zero scalars with a window of their own, and
-drops the zeros; else :func:`cuzk.backends.cpu.msm.msm` with the window chosen for the scalars.
+drops the zeros; else :func:`cuzk.backends.cpu.msm.msm` with the window chosen for the scalars; an MSM of a few
+points goes by :func:`cuzk.backends.cpu.straus.msm_straus`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from numba import njit
 from cuzk.backends.cpu.curve import add_affine, identity, to_affine
 from cuzk.backends.cpu.field import from_mont, is_zero, load, store, to_mont
 from cuzk.backends.cpu.jit import JIT
-from cuzk.backends.cpu.msm import SCALAR_LIMBS, PreparedPoints, choose_window, msm
+from cuzk.backends.cpu.msm import SCALAR_LIMBS, PreparedPoints, choose_window, msm, scalar_stats
+from cuzk.backends.cpu.straus import STRAUS_BELOW, msm_straus
 
 SPLIT_FRACTION = 0.125  # split off the zeros and ones when they are at least this fraction of the scalars
 SPLIT_MIN = 1 << 10  # … and there are at least this many scalars (below, the extra calls cost more than they save)
@@ -77,6 +79,7 @@ def add_results(results: np.ndarray, count: int, like: Any, F: Any, out: np.ndar
 
 def msm_auto(points: PreparedPoints, scalars: np.ndarray, window: int | None, pool: Any, threads: int) -> np.ndarray:
     """Σ scalars[i]·points[i] (as :func:`msm`) with the window chosen for the scalars (:func:`choose_window`);
+    fewer than STRAUS_BELOW points by Straus's joint double-and-add instead (:mod:`.straus`, no windows at all);
     when zeros and ones are many, in two parts: the ones alone, whose sum is plain additions (one bucket, window
     1 bit wide, so no per-window scans), and the other non-zero scalars with a window of their own; zeros in
     neither. With an explicit ``window`` everything goes through that window in one piece.
@@ -89,6 +92,9 @@ def msm_auto(points: PreparedPoints, scalars: np.ndarray, window: int | None, po
     are not split: the classification costs one pass over the scalars, ~0.1 ms at 2^16.
     """
     n = len(points)
+    if window is None and n < STRAUS_BELOW:  # a few points: no windows (see cuzk.backends.cpu.straus)
+        bits, _ = pool.call(scalar_stats, scalars)
+        return msm_straus(points, scalars, bits, pool)
     if window is None and n >= SPLIT_MIN:
         ones, others = np.empty(n, np.int64), np.empty(n, np.int64)
         n1, n2 = pool.call(classify, scalars, ones, others)

@@ -120,3 +120,22 @@ def test_internal_time_is_per_calling_thread(cpu) -> None:
     idle.start()
     idle.join()
     assert fresh == [None]
+
+
+@pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_fewer_points_than_the_crossover_go_by_straus(cpu, monkeypatch, curve: Curve, group: str) -> None:
+    """Without a window, an MSM of fewer than STRAUS_BELOW points runs Straus's joint double-and-add and one of
+    STRAUS_BELOW points Pippenger's windows; Straus gives what a window gives, identities among the bases (every
+    9th) and scalars from 0 to r − 1 among the scalars. (The reference checks Straus in test_cpu.py's edge cases,
+    which are all below the crossover, and in its random sizes below it.)"""
+    free = cpu.runtime().free_scalars
+    below, calls = free.STRAUS_BELOW, []
+    straus = free.msm_straus
+    monkeypatch.setattr(free, "msm_straus", lambda points, *rest: calls.append(len(points)) or straus(points, *rest))
+    for n in (below - 1, below):
+        values = witness_like(curve, n, "random")
+        values[:3] = [0, 1, curve.r - 1]
+        points, scalars = bases(curve, group, n), limbs.ints_to_limbs(values, 4)
+        assert np.array_equal(cpu.msm(curve, group, points, scalars), cpu.msm(curve, group, points, scalars, window=5))
+    assert calls == [below - 1]
