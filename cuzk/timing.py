@@ -25,6 +25,8 @@ assembly's Python, waits. The compute spans are the internal spans (the backend 
 reports no internal time), clipped to the ``prove`` spans. For a proof whose phases run one after another on one
 thread this is Σ (engine − internal) over its phases plus the time between them; with B_G2 beside the rest it is
 smaller than that sum, by the waiting for cores and by the glue hidden under the other thread's kernels.
+:func:`overhead_gaps` lists it as stretches between compute spans, and the table names the longest ("1.19 ms
+before msm_b_g2": the time from the proof's start to B_G2's first kernel).
 
 Spans are recorded by a :class:`Recorder` shared by every thread of a proof; :func:`chrome_trace` writes them as a
 Chrome-trace JSON file (open it in Perfetto, ui.perfetto.dev, or chrome://tracing), one row per thread. Listeners
@@ -44,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 LEVELS = ("engine", "backend", "internal")
+GAPS_LISTED = 4  # the --timings table names the longest stretches of overhead
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,48 @@ def overhead(recorder: Recorder, *, total: str = "prove") -> Overhead | None:
     return Overhead(sum(o.seconds for o in outer), union_seconds(clipped))
 
 
+@dataclass(frozen=True)
+class Gap:
+    """A stretch of a proof in which no backend computed (seconds on the recorder's clock, as its spans), between
+    the compute spans ``before`` and ``after`` (None at the proof's start or end)."""
+
+    start: float
+    end: float
+    before: str | None
+    after: str | None
+
+    @property
+    def seconds(self) -> float:
+        return self.end - self.start
+
+    def label(self) -> str:
+        if self.before is None:
+            return f"before {self.after}" if self.after is not None else "the whole proof"
+        return f"after {self.before}" if self.after is None else f"{self.before} → {self.after}"
+
+
+def overhead_gaps(recorder: Recorder, *, total: str = "prove") -> list[Gap]:
+    """Where :func:`overhead` lies: the stretches of the ``total`` spans outside every compute span, in order, each
+    named by the compute spans on either side. Their lengths sum to the overhead."""
+    gaps: list[Gap] = []
+    compute = compute_spans(recorder)
+    for outer in (s for s in recorder.spans if s.name == total and s.level == "engine"):
+        inside = sorted(
+            (max(c.start, outer.start), min(c.end, outer.end), c.name)
+            for c in compute
+            if c.start < outer.end and outer.start < c.end
+        )
+        covered_to, last = outer.start, None
+        for start, end, name in inside:
+            if start > covered_to:
+                gaps.append(Gap(covered_to, start, last, name))
+            if end > covered_to:
+                covered_to, last = end, name
+        if outer.end > covered_to:
+            gaps.append(Gap(covered_to, outer.end, last, None))
+    return gaps
+
+
 def _inside(recorder: Recorder, name: str, total: str) -> bool:
     """Whether every engine span ``name`` lies within some ``total`` span (a phase of the proof)."""
     outer = [(s.start, s.end) for s in recorder.spans if s.name == total and s.level == "engine"]
@@ -319,4 +364,8 @@ def timings_table(recorder: Recorder, *, total: str = "prove") -> list[str]:
             "spans|); a row's overhead is its engine − internal, which also counts waiting for cores that "
             "another phase's kernels hold"
         )
+        largest = sorted(overhead_gaps(recorder, total=total), key=lambda gap: -gap.seconds)[:GAPS_LISTED]
+        if largest:
+            listed = "; ".join(f"{gap.seconds * 1e3:.2f} ms {gap.label()}" for gap in largest)
+            lines.append(f"  largest gaps: {listed}")
     return lines

@@ -25,7 +25,7 @@ from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.qap import Reduction
-from cuzk.timing import Recorder, chrome_trace, overhead, overlap_seconds, timings_table
+from cuzk.timing import Recorder, chrome_trace, overhead, overhead_gaps, overlap_seconds, timings_table
 
 TOXIC = {"tau": 987654321, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 
@@ -286,6 +286,15 @@ def test_overhead_is_the_time_no_kernel_ran() -> None:
     assert split.compute == pytest.approx(5.0 + 1.5 + 1.0)  # [1.5, 8] ∪ [8.5, 9.5]
     assert split.overhead == pytest.approx(2.5) and split.fraction == pytest.approx(0.25)
     assert overhead(Recorder()) is None
+    gaps = overhead_gaps(rec)  # where those 2.5 s lie, between which compute spans
+    assert [(g.start, g.end, g.before, g.after) for g in gaps] == [  # span times count from the origin
+        pytest.approx((0.0, 1.5, None, "msm_b_g2")),
+        pytest.approx((8.0, 8.5, "compute_h", "msm_a_g1")),
+        pytest.approx((9.5, 10.0, "msm_a_g1", None)),
+    ]
+    assert sum(g.seconds for g in gaps) == pytest.approx(split.overhead)
+    listed = "  largest gaps: 1500.00 ms before msm_b_g2; 500.00 ms compute_h → msm_a_g1; 500.00 ms after msm_a_g1"
+    assert timings_table(rec)[-1] == listed
 
 
 class FaultyMsm(ReferenceBackend):
