@@ -40,7 +40,7 @@ import os
 import secrets
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from functools import partial
 from typing import Any
 
@@ -145,6 +145,9 @@ class Prover(Assembly, Staging):
         self._small = {"g1": small_msm_backend(self.backend), "g2": small_msm_backend(self.g2_backend)}
         self._lock = threading.Lock()
         self._compile_lock = threading.Lock()
+        # B_G2's thread, kept from proof to proof (a new one cost ~0.1 ms before B_G2's first kernel); its worker
+        # ends when the Prover is collected
+        self._b_g2_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2")
         self._compiled: CompiledR1CS | None = None
         self._proofs = 0
         with self.recorder.span("prepare_bases"):
@@ -344,16 +347,19 @@ class Prover(Assembly, Staging):
         s: int,
     ) -> Proof:
         z_g2 = kept if self.g2_backend is self.backend else z
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2") as pool:
-            b_g2: Future[Point] | None = None
+        b_g2: Future[Point] | None = None
+        try:
             if self.g2_in_parallel:  # started first: the longest MSM, on its own thread
-                b_g2 = pool.submit(self._b_g2, z_g2, s)
+                b_g2 = self._b_g2_thread.submit(self._b_g2, z_g2, s)
             scalars = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(*abc, kept=abc_kept)
             sums = self._msms_g1(scalars, self._fixed_terms(r, s))
             with self.recorder.span("wait_b_g2"):
                 b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_g2, s)
+        finally:  # no B_G2 outlives its proof, whatever was raised here
+            if b_g2 is not None:
+                wait([b_g2])
         return self._assemble(sums, b_g2_point, r, s)
 
     @staticmethod
