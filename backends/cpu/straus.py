@@ -1,5 +1,6 @@
-"""MSMs of a few points by Straus's joint double-and-add ("Straus's trick", Straus 1964; Hankerson, Menezes,
-Vanstone, "Guide to Elliptic Curve Cryptography", algorithm 3.48 with windows of one bit over groups of points).
+"""MSMs of a few points by Straus's joint double-and-add (E. G. Straus, "Addition chains of vectors", 1964; the
+"simultaneous multiple point multiplication" of Hankerson, Menezes and Vanstone's "Guide to Elliptic Curve
+Cryptography", here with windows of one bit over groups of points).
 
 The points are taken in groups of :data:`GROUP`. For each group, the sums of all its subsets are made once
 (2^GROUP − 1 additions). Then one chain runs from the scalars' top bit down: a doubling per bit, and per group one
