@@ -2,13 +2,14 @@
 :class:`cuzk.prover.Prover`, which provides the attributes declared here).
 
 The reference's ``assemble_proof`` does six scalar multiplications in pure Python (~100 ms on BN254). Here they are
-small MSMs: the key's fixed points α, β, δ (and β₂, δ₂) are prepared like the queries, so that on a GPU their terms
-run over shifted copies with no one-thread chain of 255 doublings (on an H200 the chain of G2 doublings of [B]₂ had
-taken 11.2 ms of a BLS12-381 proof), and the prover queues the G1 ones in its batch of query MSMs. Σl + Σh +
-s·Σa + r·Σb, over points just read back, needs such a chain: it runs on the cpu backend when the main one drives
-a device (:func:`small_msm_backend`). So does [β]₂ + s·[δ]₂ beside a device G2 backend: it needs no MSM result,
-and on the GPU its kernels and its Python came between H and the G1 batch (see :meth:`Assembly._assemble_g2`).
-The sums are added on the host. The same group elements as the reference's, so the same bytes.
+small MSMs. The key's fixed G1 points α, β, δ are prepared like the queries, so that on a GPU their terms run over
+shifted copies with no one-thread chain of 255 doublings, and the prover queues them in its batch of query MSMs.
+Σl + Σh + s·Σa + r·Σb, over points just read back, would need such a chain: it runs on the cpu backend when the
+main one drives a device (:func:`small_msm_backend`). So does [β]₂ + s·[δ]₂ beside a device G2 backend (β₂, δ₂
+are prepared there): over shifted copies on the GPU it had no chain (on an H200 the chain of G2 doublings had
+taken 11.2 ms of a BLS12-381 proof), but its kernels and its Python came between H and the G1 batch (see
+:meth:`Assembly._assemble_g2`). The sums are added on the host. The same group elements as the reference's, so the
+same bytes.
 """
 
 from __future__ import annotations
