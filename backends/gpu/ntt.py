@@ -12,6 +12,7 @@ the device from the emitted roots and kept in a small cache, so repeated transfo
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -29,6 +30,10 @@ T = TypeVar("T")
 
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
+# From 2^20 elements on, passes of at most 8 stages: every pass then moves runs of 4 or more elements (128 bytes),
+# and a 2^24 transform took 5.34 ms in 8 + 8 + 8 stages against 5.53 in 10 + 7 + 7 (H200, docs/performance.md,
+# seventh round); below, a third launch costs more than it saves.
+RUNS_FROM_LOG = 20
 GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile
 POWERS_BLOCK = 64  # NTT_POWERS_BLOCK in ntt.c
 OMEGA, OMEGA_INV, COSET, COSET_INV, OMEGA_2N = range(5)  # the table bases of ntt_table_base
@@ -88,19 +93,21 @@ def check_memory(n: int, arrays: int, memory: Memory, what: str) -> None:
         )
 
 
-def passes(log_n: int, max_stages: int = TILE_LOG) -> list[tuple[int, int, int]]:
-    """The passes of a 2^log_n transform as (first stage, stages r, c): the first takes min(max_stages, log n) stages
-    on contiguous tiles, the others split the rest evenly, each tile holding 2^c = 2^(max_stages − r) groups of
-    consecutive elements (runs of 2^c elements contiguous in memory). max_stages ≤ 10 (the tile); below 10 only to
-    test several passes on small inputs."""
-    head = min(max_stages, log_n)
-    plan = [(0, head, 0)]
-    rest = log_n - head
-    count = -(-rest // max_stages)
-    first = head
-    for k in range(count):
-        r = rest // count + (1 if k < rest % count else 0)
-        plan.append((first, r, max_stages - r))
+def passes(log_n: int, max_stages: int = TILE_LOG, stages: Sequence[int] | None = None) -> list[tuple[int, int, int]]:
+    """The passes of a 2^log_n transform as (first stage, stages r, c), each tile holding 2^c groups of 2^r elements
+    (2^(r+c) ≤ 2^max_stages): in a later pass the groups' elements lie in runs of 2^c consecutive ones, in the first
+    (which reads its input bit-reversed) the groups' inputs do. ``stages`` gives the r of each pass; by default the
+    fewest passes of at most max_stages stages (TILE_LOG − 2 from 2^RUNS_FROM_LOG on), split evenly, the shorter
+    first. max_stages ≤ 10 (the tile); below 10 only to test several passes on small inputs."""
+    if stages is None:
+        most = max_stages - 2 if max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG else max_stages
+        count = max(1, -(-log_n // most))
+        stages = [log_n // count + (1 if k >= count - log_n % count else 0) for k in range(count)]
+    if sum(stages) != log_n or any(not 0 <= r <= max_stages for r in stages) or (log_n and 0 in stages):
+        raise ValueError(f"passes of {list(stages)} stages for a transform of 2^{log_n} ({max_stages} at most a pass)")
+    plan, first = [], 0
+    for r in stages:
+        plan.append((first, r, min(max_stages - r, first if first else log_n - r)))
         first += r
     return plan
 
@@ -118,6 +125,7 @@ def transform(
     store: Table | None = None,
     inv_n: bool = False,
     max_stages: int = TILE_LOG,
+    stages: Sequence[int] | None = None,
 ) -> None:
     """dst ← the radix-2 transform (by ω_n, or ω_n⁻¹ when inverse) of src × the load table, the result × the store
     table or × n⁻¹ (inv_n; one of the two, a scaled table holds n⁻¹), in the passes of :func:`passes`. src and dst
@@ -130,7 +138,7 @@ def transform(
     load_buf = tables.powers(ctx, curve, load[0], log_n, n, load[1]) if load is not None else ctx.dummy
     store_buf = tables.powers(ctx, curve, store[0], log_n, n, store[1]) if store is not None else ctx.dummy
     flags = (LOAD_SCALE if load else 0) | (STORE_SCALE if store else 0) | (STORE_INV_N if inv_n else 0)
-    for first, r, c in passes(log_n, max_stages):
+    for first, r, c in passes(log_n, max_stages, stages):
         factors = tables.factors(ctx, curve, omega, log_n, first, r, c) if first else ctx.dummy
         args = (src if first == 0 else dst, dst, twiddles, factors, load_buf, store_buf)
         items = (n >> (r + c)) * GROUP

@@ -78,9 +78,9 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
  * row's first chain. Bounds (p < R/2, so a_even, a_odd, p_even, p_odd < R/2): a row adds less than
  * 2^w·R − R to either half, which then held less than R after the shift, so each half stays below 2^w·R
  * (N + 1 limbs) and O's chains never carry out of limb N; the sum t is the usual CIOS one, below 2p at the end.
- * The body is inlined only into the out-of-line ${f}_mul and ${f}_mul2, one copy each per program: inlined
- * everywhere it multiplies GPU compile times (BLS12-381's G2 MSM program: 8 minutes with nvcc) and made the H200's
- * G1 MSMs 1.3–3.4× slower (2^18–2^24; the NTT unchanged). */
+ * The body is inlined into the out-of-line ${f}_mul and ${f}_mul2, one copy each per program, and into the NTT
+ * pass (ntt.c): inlined everywhere it multiplies GPU compile times (BLS12-381's G2 MSM program: 8 minutes with
+ * nvcc) and made the H200's G1 MSMs 1.3–3.4× slower (2^18–2^24). */
 #if ${F}_N % 2 != 0
 #error "the even/odd multiplication needs an even number of limbs"
 #endif

@@ -27,3 +27,17 @@ KERNEL void ${f}_mul_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
   }
   x[i] = ${f}_add(a, b);
 }
+
+/* The same two products a round by ${f}_mul2, interleaved in one call: how far a work-item's own independent
+ * products hide the multiplication's latency (benchmarks). */
+KERNEL void ${f}_mul2_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${f}_t a = x[i], b = ${f}_one();
+  for (u32 k = 0; k < rounds; k++) {
+    ${f}_pair_t r = ${f}_mul2(b, a, a, a);
+    b = r.first;
+    a = r.second;
+  }
+  x[i] = ${f}_add(a, b);
+}

@@ -90,8 +90,36 @@ DEVICE u32 ntt_index(u32 tile_id, u32 e, u32 first, u32 r, u32 c) {
   return ((tile_id >> (first - c)) << (first + r)) | lo | ((e >> c) << first);
 }
 
+/* The first pass (first = 0) of a transform works on the input x bit-reversed, y[i] = x[rev(i)], whose groups of 2^r
+ * are consecutive: y[hi·2^r + j]. Its tile `group` holds the 2^c groups hi = k'·2^(log n − r − c) + rev(group) (k' <
+ * 2^c, hi's top bits), whose inputs lie in runs of 2^c consecutive elements of x: tile element e = k + j·2^c is
+ * x[rev_r(j)·2^(log n − r) + group·2^c + k] (k < 2^c), and goes to y[rev_c(k)·2^(log n − c) + rev(group)·2^r + j]
+ * (so the runs written are 2^r long). With c = 0 the tile is one group read at stride 2^(log n − r). */
+DEVICE u32 ntt_head_source(u32 group, u32 e, u32 log_n, u32 r, u32 c) {
+  return (ntt_bit_reverse(e >> c, r) << (log_n - r)) | (group << c) | (e & ((1u << c) - 1));
+}
+
+DEVICE u32 ntt_head_target(u32 group, u32 e, u32 log_n, u32 r, u32 c) {
+  u32 k = e & ((1u << c) - 1);
+  return (c ? ntt_bit_reverse(k, c) << (log_n - c) : 0) | (ntt_bit_reverse(group, log_n - r - c) << r) | (e >> c);
+}
+
+/* Where tile element e of pass (first, r, c) is written to. */
+DEVICE u32 ntt_target(u32 group, u32 e, u32 log_n, u32 first, u32 r, u32 c) {
+  return first == 0 ? ntt_head_target(group, e, log_n, r, c) : ntt_index(group, e, first, r, c);
+}
+
+/* The pass's products are fr_mul_body inlined, not calls of fr_mul: a call passes its operands and result in fixed
+ * registers, and the moves (IMAD.MOV on CUDA, on the multiplier's own pipe) made a 2^24 transform 5 % slower on an
+ * H200 (docs/performance.md, seventh round). Tables are read in 16-byte vectors, as the tile is. */
+DEVICE fr_t ntt_read(GLOBAL const fr_t *table, u32 i) {
+  fr_t x;
+  UNROLL for (u32 v = 0; v < NTT_VECS; v++) load_vec(table[i].l + v * VEC_LIMBS, x.l + v * VEC_LIMBS);
+  return x;
+}
+
 DEVICE void ntt_butterfly(fr_t *a, fr_t *b, fr_t w) {
-  fr_t t = fr_mul(*b, w);
+  fr_t t = fr_mul_body(*b, w);
   *b = fr_sub(*a, t);
   *a = fr_add(*a, t);
 }
@@ -121,8 +149,8 @@ KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL
 /* Stages first … first + r − 1 of the transform of src into dst (n = 2^log_n), one tile of 2^(r+c) elements per
  * group of NTT_GROUP work-items; tw[i] = ω_1024^i (i < 512) the stage twiddles, factors those of fr_ntt_factors
  * (unused in the first pass, first = 0).
- * The first pass (c = 0) reads the input bit-reversed: its group g takes tile rev(g), so that consecutive groups
- * read neighbouring elements; it must not work in place (src ≠ dst), the others do (src = dst).
+ * The first pass reads the input bit-reversed (ntt_head_source: runs of 2^c elements, consecutive groups reading
+ * neighbouring runs); it must not work in place (src ≠ dst), the others do (src = dst).
  * The work-items run the stages two at a time on the four elements of a unit (the elements with the same tile index
  * but for two adjacent bits), an odd last stage on two pairs. */
 KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
@@ -132,15 +160,24 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
   LOCAL limb_t tile[FR_N * NTT_TILE];
   u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID();
   bool head = first == 0, tail = first + r == log_n;
-  u32 tile_id = head ? ntt_bit_reverse(group, log_n - t) : group, chunk = tile_id & ((1u << (first - c)) - 1);
-  /* The copies: consecutive work-items move consecutive 16-byte vectors. The bound is not a constant, so that the
-   * compiler unrolls a few iterations (loads in flight) rather than all (registers for the whole kernel). */
-  for (u32 w = id; w < ((u32)NTT_VECS << t); w += NTT_GROUP) {
-    u32 e = w / NTT_VECS, v = w % NTT_VECS;
-    u32 from = head ? (ntt_bit_reverse(e, t) << (log_n - t)) | group : ntt_index(tile_id, e, first, r, c);
-    limb_t x[VEC_LIMBS];
-    load_vec(src[from].l + v * VEC_LIMBS, x);
-    UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) tile[NTT_SLOT(e, v * VEC_LIMBS + k)] = x[k];
+  u32 chunk = head ? 0 : group & ((1u << (first - c)) - 1);
+  /* The copies in. The first pass's: consecutive work-items move consecutive 16-byte vectors (the bound is not a
+   * constant, so that the compiler unrolls a few iterations, loads in flight, rather than all: registers for the
+   * whole kernel). A later pass's: element by element, each times its twiddle between passes on the way in, its
+   * load beside the element's (read in the first round, after the barrier, it cost a second wait on memory: a 2^24
+   * transform took 5.0 ms instead of 4.8 on an H200). */
+  if (head) {
+    for (u32 w = id; w < ((u32)NTT_VECS << t); w += NTT_GROUP) {
+      u32 e = w / NTT_VECS, v = w % NTT_VECS;
+      limb_t x[VEC_LIMBS];
+      load_vec(src[ntt_head_source(group, e, log_n, r, c)].l + v * VEC_LIMBS, x);
+      UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) tile[NTT_SLOT(e, v * VEC_LIMBS + k)] = x[k];
+    }
+  } else {
+    for (u32 e = id; e < (1u << t); e += NTT_GROUP) {
+      fr_t x = fr_mul_body(ntt_read(src, ntt_index(group, e, first, r, c)), ntt_read(factors, (chunk << t) | e));
+      NTT_TILE_PUT(x, e);
+    }
   }
   BARRIER();
   u32 rounds = r > 2 ? (r + 1) / 2 : 1;
@@ -159,8 +196,7 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);
           if (head && (flags & NTT_LOAD_SCALE) && e < (1u << t))
-            x[k] = fr_mul(x[k], load_scale[(ntt_bit_reverse(e, t) << (log_n - t)) | group]);
-          if (!head) x[k] = fr_mul(x[k], factors[(chunk << t) | e]);
+            x[k] = fr_mul(x[k], ntt_read(load_scale, ntt_head_source(group, e, log_n, r, c)));
         }
       }
       u32 j0 = (e0 >> c) & ((1u << q) - 1);
@@ -168,13 +204,13 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         ntt_butterfly_1(&x[0], &x[1]);
         ntt_butterfly_1(&x[2], &x[3]);
         ntt_butterfly_1(&x[0], &x[2]);
-        ntt_butterfly(&x[1], &x[3], tw[1u << (NTT_TILE_LOG - 2)]);
+        ntt_butterfly(&x[1], &x[3], ntt_read(tw, 1u << (NTT_TILE_LOG - 2)));
       } else if (radix4) {
-        fr_t w = tw[j0 << (NTT_TILE_LOG - 1 - q)];
+        fr_t w = ntt_read(tw, j0 << (NTT_TILE_LOG - 1 - q));
         ntt_butterfly(&x[0], &x[1], w);
         ntt_butterfly(&x[2], &x[3], w);
-        ntt_butterfly(&x[0], &x[2], tw[j0 << (NTT_TILE_LOG - 2 - q)]);
-        ntt_butterfly(&x[1], &x[3], tw[(j0 + (1u << q)) << (NTT_TILE_LOG - 2 - q)]);
+        ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 2 - q)));
+        ntt_butterfly(&x[1], &x[3], ntt_read(tw, (j0 + (1u << q)) << (NTT_TILE_LOG - 2 - q)));
       } else if (r > 0 && q == 0) { /* one stage of twiddle 1: on bit 0 (pairs 0–1, 2–3) or on bit 1 (0–2, 1–3) */
         if (low == s) {
           ntt_butterfly_1(&x[0], &x[1]);
@@ -185,14 +221,15 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         }
       } else if (r > 0) { /* the odd last stage, on bit low + 1 */
         u32 j1 = ((e0 + (1u << low)) >> c) & ((1u << q) - 1);
-        ntt_butterfly(&x[0], &x[2], tw[j0 << (NTT_TILE_LOG - 1 - q)]);
-        ntt_butterfly(&x[1], &x[3], tw[j1 << (NTT_TILE_LOG - 1 - q)]);
+        ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 1 - q)));
+        ntt_butterfly(&x[1], &x[3], ntt_read(tw, j1 << (NTT_TILE_LOG - 1 - q)));
       }
       if (round == rounds - 1 && tail) {
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);
           if (e < (1u << t)) {
-            if (flags & NTT_STORE_SCALE) x[k] = fr_mul(x[k], store_scale[ntt_index(tile_id, e, first, r, c)]);
+            u32 i = ntt_target(group, e, log_n, first, r, c);
+            if (flags & NTT_STORE_SCALE) x[k] = fr_mul(x[k], ntt_read(store_scale, i));
             else if (flags & NTT_STORE_INV_N) x[k] = fr_mul(x[k], FR_INV_2K[log_n]);
           }
         }
@@ -205,7 +242,7 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
     u32 e = w / NTT_VECS, v = w % NTT_VECS;
     limb_t x[VEC_LIMBS];
     UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) x[k] = tile[NTT_SLOT(e, v * VEC_LIMBS + k)];
-    store_vec(dst[ntt_index(tile_id, e, first, r, c)].l + v * VEC_LIMBS, x);
+    store_vec(dst[ntt_target(group, e, log_n, first, r, c)].l + v * VEC_LIMBS, x);
   }
 }
 

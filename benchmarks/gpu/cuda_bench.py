@@ -68,10 +68,14 @@ def timed(backend: CudaBackend, call: Any, repeat: int) -> tuple[float, float, f
     return first, statistics.median(walls), statistics.median(device), result
 
 
-def field_mul_rate(backend: CudaBackend, curve: Any, field: str, rounds: int = 512) -> float:
-    """Field multiplications per second of device time: the field_ops program's ``<field>_mul_throughput`` kernel
-    over 2048 threads per multiprocessor (median of 3)."""
-    n = 2048 * backend.describe()["multiprocessors"]
+def field_mul_rate(
+    backend: CudaBackend, curve: Any, field: str, rounds: int = 512, threads: int = 2048, kernel: str = "mul"
+) -> float:
+    """Field multiplications per second of device time: the field_ops program's ``<field>_<kernel>_throughput``
+    kernel (``mul``, or ``mul2``: the two products in one call) over ``threads`` per multiprocessor, in blocks of up
+    to 128 (median of 3)."""
+    n = threads * backend.describe()["multiprocessors"]
+    name = f"{field}_{kernel}_throughput"
     values = random_scalars(curve.r, n, seed=1)  # < r < q: valid in both fields
     if field == "fq":  # Fq elements are 6 limbs on BLS12-381: widen the Fr-shaped random values
         width = limbs.point_shape(curve, "g1")[-1]
@@ -80,12 +84,12 @@ def field_mul_rate(backend: CudaBackend, curve: Any, field: str, rounds: int = 5
 
     def queue(ctx: Any) -> Any:
         buf = ctx.upload(values)
-        ctx.launch(curve, "field_ops", f"{field}_mul_throughput", n, buf, np.uint32(n), np.uint32(rounds))
+        ctx.launch(curve, "field_ops", name, n, buf, np.uint32(n), np.uint32(rounds), group=min(128, threads))
         return ready(None)
 
     for _ in range(3):
         backend._call(queue)
-        seconds.append(backend.last_kernel_seconds[f"{field}_mul_throughput"])
+        seconds.append(backend.last_kernel_seconds[name])
     return 2 * rounds * n / statistics.median(seconds)
 
 
@@ -100,6 +104,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", default=None)
     parser.add_argument("--kernels", action="store_true", help="print the device ms of each kernel of an MSM")
     parser.add_argument("--field-mul", action="store_true", help="Fq and Fr multiplications per second")
+    parser.add_argument(
+        "--mul-threads", default="", help="Fr products per second at these threads per SM (e.g. 256,768,2048), mul/mul2"
+    )
     parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-maxrregcount=168")
     parser.add_argument("--parallel-items", type=int, default=None, help="bucket work-items per multiprocessor")
     parser.add_argument("--shifted-max", type=int, default=None, help="shifted bases up to 2^N points, every curve")
@@ -132,6 +139,10 @@ def main(argv: list[str] | None = None) -> int:
                 rate = field_mul_rate(backend, curve, field)
                 print(f"{name:<10}{field} mul {rate:.3e} /s (device)", flush=True)
                 rows.append({"curve": name, "op": f"{field} mul", "per_second": rate})
+        for threads in [int(t) for t in args.mul_threads.split(",") if t]:
+            rates = [field_mul_rate(backend, curve, "fr", threads=threads, kernel=k) for k in ("mul", "mul2")]
+            print(f"{name:<10}fr mul at {threads:5d} threads/SM: {rates[0]:.3e} /s, paired {rates[1]:.3e} /s")
+            rows.append({"curve": name, "op": "fr mul", "threads": threads, "per_second": rates[0], "paired": rates[1]})
         for group, sizes in (("g1", log_range(args.msm)), ("g2", log_range(args.msm_g2))):
             if not sizes:
                 continue

@@ -9,10 +9,10 @@ for curve in ${CURVES:-bn254}; do
   report="$OUT/ncu_ntt_$curve.txt"
   ncu --clock-control none -k regex:fr_ntt_pass --launch-skip 3 -c 3 --section SpeedOfLight --section Occupancy \
     --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis --section LaunchStats \
-    --section ComputeWorkloadAnalysis \
+    --section ComputeWorkloadAnalysis --section InstructionStats --section SourceCounters \
     python3 benchmarks/gpu/cuda_bench.py --curves "$curve" --msm "" --msm-g2 "" --ntt "${NTT_LOG:-24}" --repeat 1 \
     ${NTT_BENCH_ARGS:-} > "$report" 2>&1
   echo "== $curve"
-  grep -E "fr_ntt_pass|Duration|Stall|Warp Cycles Per Issued|Issued Warp|Eligible|Achieved Occupancy|Theoretical Occ|Registers|Block Limit|Throughput|Active Warps|Pipe|L1/TEX Hit|L2 Hit|Bank" \
+  grep -E "fr_ntt_pass|Duration|Stall|Warp Cycles Per Issued|Issued Warp|Eligible|Achieved Occupancy|Theoretical Occ|Registers|Block Limit|Throughput|Active Warps|Pipe|L1/TEX Hit|L2 Hit|Bank|Executed Ipc|Issue Slots|Warp Stall|stall" \
     "$report" | head -120
 done

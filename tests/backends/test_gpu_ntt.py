@@ -1,6 +1,6 @@
 """The tiled NTT of the GPU backends (opencl, cuda) against the reference, bit for bit, one test body for both: sizes
 around the tile of 2^10 elements (a single short tile, one tile, a short second pass, uneven passes), several passes
-on small inputs (fewer stages per pass than the tile holds); slow: 2^17 (10 + 7 stages) and 2^21 (10 + 6 + 5 stages,
+on small inputs (fewer stages per pass than the tile holds); slow: 2^17 (8 + 9 stages) and 2^21 (7 + 7 + 7 stages,
 checked on sparse inputs against the NTT's definition). test_gpu.py covers 1 … 4096, and the fused H up to 2^11.
 """
 
@@ -34,9 +34,16 @@ def random_values(curve: Curve, n: int, rng: random.Random) -> np.ndarray:
 
 
 def transform(
-    backend: DeviceBackend, curve: Curve, values: np.ndarray, inverse: bool, coset: bool, max_stages: int
+    backend: DeviceBackend,
+    curve: Curve,
+    values: np.ndarray,
+    inverse: bool,
+    coset: bool,
+    max_stages: int,
+    stages: list[int] | None = None,
 ) -> np.ndarray:
-    """ntt(values, inverse, coset) through ntt_device.transform in passes of at most max_stages stages."""
+    """ntt(values, inverse, coset) through ntt_device.transform in passes of at most max_stages stages (``stages``
+    a pass, when given)."""
     ctx = backend.context
     tables = ntt_device.Tables(1 << 30)
     log_n = len(values).bit_length() - 1
@@ -57,6 +64,7 @@ def transform(
             store=store,
             inv_n=inv_n,
             max_stages=max_stages,
+            stages=stages,
         )
         return ctx.read(dst, values.shape)
 
@@ -83,14 +91,45 @@ def test_ntt_in_several_passes(
         np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
 
 
+@pytest.mark.parametrize(
+    ("log_n", "max_stages", "stages"), [(12, 10, [8, 4]), (16, 10, [8, 8]), (11, 5, [3, 4, 4]), (9, 4, [1, 4, 4])]
+)
+def test_ntt_first_pass_in_runs(
+    backend: DeviceBackend, curve: Curve, log_n: int, max_stages: int, stages: list[int], rng: random.Random
+) -> None:
+    """A first pass of fewer stages than the tile holds reads its input in runs of 2^c elements (c = max_stages − r,
+    2^c groups a tile) and writes 2^c runs: against the reference in every mode, the coset's load table included."""
+    plan = ntt_device.passes(log_n, max_stages, stages)
+    assert plan[0] == (0, stages[0], max_stages - stages[0]) and [r for _, r, _ in plan] == stages
+    values = random_values(curve, 1 << log_n, rng)
+    for inverse, coset in MODES:
+        got = transform(backend, curve, values, inverse, coset, max_stages, stages)
+        np.testing.assert_array_equal(got, REFERENCE.ntt(curve, values, inverse=inverse, coset=coset))
+
+
+def test_plan_rejects_bad_stage_counts() -> None:
+    with pytest.raises(ValueError, match=r"passes of \[8, 8\] stages for a transform of 2\^17"):
+        ntt_device.passes(17, stages=[8, 8])
+    with pytest.raises(ValueError, match="11"):
+        ntt_device.passes(12, stages=[11, 1])
+    with pytest.raises(ValueError, match="0"):
+        ntt_device.passes(12, stages=[0, 10, 2])
+
+
 def test_plan_of_a_large_transform() -> None:
-    """3 passes for 2^24 (sppark needs 3 too, plus a bit reversal), the later ones in runs of 8 elements."""
-    assert ntt_device.passes(24) == [(0, 10, 0), (10, 7, 3), (17, 7, 3)]
-    assert ntt_device.passes(20) == [(0, 10, 0), (10, 10, 0)]
+    """3 passes for 2^20 … 2^24 (sppark needs 3 too, plus a bit reversal), of at most 8 stages: runs of 4 elements
+    or more; 2 passes of up to 10 stages below 2^20; the shorter passes first."""
+    assert ntt_device.passes(24) == [(0, 8, 2), (8, 8, 2), (16, 8, 2)]
+    assert ntt_device.passes(22) == [(0, 7, 3), (7, 7, 3), (14, 8, 2)]
+    assert ntt_device.passes(20) == [(0, 6, 4), (6, 7, 3), (13, 7, 3)]
+    assert ntt_device.passes(19) == [(0, 9, 1), (9, 10, 0)]
+    assert ntt_device.passes(10) == [(0, 10, 0)]
     assert ntt_device.passes(0) == [(0, 0, 0)]
     for log_n in range(31):
         plan = ntt_device.passes(log_n)
-        assert sum(r for _, r, _ in plan) == log_n and len(plan) == max(1, -(-log_n // 10))
+        most = 8 if log_n >= ntt_device.RUNS_FROM_LOG else 10
+        assert sum(r for _, r, _ in plan) == log_n and len(plan) == max(1, -(-log_n // most))
+        assert all(r + c <= 10 for _, r, c in plan) and plan == sorted(plan, key=lambda p: (p[1], p[0]))
 
 
 # --- large, slow --------------------------------------------------------------------------------------------------

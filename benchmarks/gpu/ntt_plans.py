@@ -1,0 +1,114 @@
+"""The cuda backend's NTT under several pass plans (stages a pass), device time per pass, with and without a held
+stream. Run from the repository root on the GPU machine, after ``cuda_h200.sh`` has installed the package.
+
+A plan is the stages of each pass (``ntt.passes(stages=…)``): the first pass reads its input bit-reversed in runs of
+2^(10 − r) elements, the later ones in runs of 2^(10 − r) too. "held": a spin kernel holds the stream while the
+passes are queued, so that each pass's CUDA events time the kernel alone and not the host's launch (which the
+plain figure includes: events are recorded on an idle stream, then the launch follows from Python). Medians of
+``--repeat``; every result is checked against the default plan's.
+
+    python benchmarks/gpu/ntt_plans.py [--curves bn254,bls12_381] [--sizes 16-24] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends.cuda import CudaBackend
+from cuzk.backends.gpu import ntt as ntt_device
+from cuzk.reference.curves import curve_by_name
+
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from cuda_bench import log_range, random_scalars
+
+PLANS: dict[int, list[list[int] | None]] = {  # None: the default plan
+    16: [None, [8, 8]],
+    18: [None, [9, 9]],
+    20: [None, [7, 7, 6]],
+    22: [None, [8, 7, 7], [6, 8, 8]],
+    23: [None, [8, 8, 7], [7, 8, 8]],
+    24: [None, [8, 8, 8], [9, 8, 7], [7, 8, 9], [7, 9, 8]],
+}
+HOLD_CYCLES = 60_000_000  # about 30 ms at 2 GHz: longer than queuing a transform's passes from Python
+
+HOLD_SOURCE = r"""
+extern "C" __global__ void hold(long long cycles) {
+  long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--curves", default="bn254,bls12_381")
+    parser.add_argument("--sizes", default="16-24")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    backend = CudaBackend()
+    if not backend.is_available():
+        print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)
+        return 2
+    ctx = backend.context
+    cp = ctx.cp
+    hold = cp.RawKernel(HOLD_SOURCE, "hold")
+    launches: list[list[float]] = []
+    kernel_seconds = ctx.kernel_seconds
+
+    def per_launch(trace: list[Any]) -> dict[str, float]:
+        seconds = kernel_seconds(trace)  # waits for the last event
+        launches.append([cp.cuda.get_elapsed_time(start, end) for name, start, end in trace if name == "fr_ntt_pass"])
+        return seconds
+
+    ctx.kernel_seconds = per_launch
+    default_passes = ntt_device.passes
+    plan: list[list[int] | None] = [None]
+
+    def planned(log_n: int, max_stages: int = ntt_device.TILE_LOG, stages: Any = None) -> Any:
+        return default_passes(log_n, max_stages, stages if stages is not None else plan[0])
+
+    ntt_device.passes = planned
+    print(f"# {backend.describe()['device']}")
+    print(f"{'curve':<10}{'n':<6}{'plan':<14}{'plain ms':>10}{'held ms':>10}  passes held (ms)")
+    for name in args.curves.split(","):
+        curve = curve_by_name(name)
+        for k in log_range(args.sizes):
+            values = random_scalars(curve.r, 1 << k, seed=k)
+            expected = None
+            for stages in PLANS.get(k, [None]):
+                plan[0] = stages
+                figures: dict[bool, list[float]] = {False: [], True: []}
+                splits: list[list[float]] = []
+                for held in (False, True):
+                    backend.ntt(curve, values)  # tables made
+                    for _ in range(args.repeat):
+                        if held:
+                            with ctx.stream:
+                                hold((1,), (1,), (np.int64(HOLD_CYCLES),))
+                        result = backend.ntt(curve, values)
+                        figures[held].append(sum(launches[-1]))
+                        if held:
+                            splits.append(launches[-1])
+                        if expected is None:
+                            expected = result
+                        elif not np.array_equal(result, expected):
+                            print(f"MISMATCH {name} 2^{k} plan {stages}", flush=True)
+                            return 1
+                label = "default" if stages is None else "+".join(map(str, stages))
+                split = " / ".join(f"{statistics.median(s):.3f}" for s in zip(*splits, strict=True))
+                print(
+                    f"{name:<10}2^{k:<4}{label:<14}{statistics.median(figures[False]):10.3f}"
+                    f"{statistics.median(figures[True]):10.3f}  {split}",
+                    flush=True,
+                )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
