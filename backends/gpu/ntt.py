@@ -30,10 +30,12 @@ T = TypeVar("T")
 
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
-# From 2^20 elements on, passes of at most 8 stages: every pass then moves runs of 4 or more elements (128 bytes),
-# and a 2^24 transform took 5.34 ms in 8 + 8 + 8 stages against 5.53 in 10 + 7 + 7 (H200, docs/performance.md,
-# seventh round); below, a third launch costs more than it saves.
-RUNS_FROM_LOG = 20
+# From 2^21 elements on, later passes of 8 stages and a first pass of the rest (8 + 8 + 8 for 2^24, 6 + 8 + 8 for
+# 2^22): every pass then moves runs of 4 elements or more (128 bytes). On an H200 a 2^24 transform took 4.82 ms so
+# against 4.90 in 10 + 7 + 7 stages, 2^22 1.16 against 1.18 in 7 + 7 + 8; 2^20 took 0.27 ms in 10 + 10, 0.29 in
+# 7 + 7 + 6 (docs/performance.md, seventh round).
+RUNS_FROM_LOG = 21
+RUN_STAGES = 8
 GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile
 POWERS_BLOCK = 64  # NTT_POWERS_BLOCK in ntt.c
 OMEGA, OMEGA_INV, COSET, COSET_INV, OMEGA_2N = range(5)  # the table bases of ntt_table_base
@@ -97,11 +99,14 @@ def passes(log_n: int, max_stages: int = TILE_LOG, stages: Sequence[int] | None 
     """The passes of a 2^log_n transform as (first stage, stages r, c), each tile holding 2^c groups of 2^r elements
     (2^(r+c) ≤ 2^max_stages): in a later pass the groups' elements lie in runs of 2^c consecutive ones, in the first
     (which reads its input bit-reversed) the groups' inputs do. ``stages`` gives the r of each pass; by default the
-    fewest passes of at most max_stages stages (TILE_LOG − 2 from 2^RUNS_FROM_LOG on), split evenly, the shorter
-    first. max_stages ≤ 10 (the tile); below 10 only to test several passes on small inputs."""
-    if stages is None:
-        most = max_stages - 2 if max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG else max_stages
-        count = max(1, -(-log_n // most))
+    fewest passes of at most max_stages stages, split evenly, the shorter first, and from 2^RUNS_FROM_LOG on the
+    fewest passes of RUN_STAGES after a first pass of the rest (up to 10). max_stages ≤ 10 (the tile); below 10
+    only to test several passes on small inputs."""
+    if stages is None and max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG:
+        later = -(-(log_n - TILE_LOG) // RUN_STAGES)  # the first pass takes up to TILE_LOG stages
+        stages = [log_n - RUN_STAGES * later] + [RUN_STAGES] * later
+    elif stages is None:
+        count = max(1, -(-log_n // max_stages))
         stages = [log_n // count + (1 if k >= count - log_n % count else 0) for k in range(count)]
     if sum(stages) != log_n or any(not 0 <= r <= max_stages for r in stages) or (log_n and 0 in stages):
         raise ValueError(f"passes of {list(stages)} stages for a transform of 2^{log_n} ({max_stages} at most a pass)")

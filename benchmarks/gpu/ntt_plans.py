@@ -29,10 +29,12 @@ from cuda_bench import log_range, random_scalars
 PLANS: dict[int, list[list[int] | None]] = {  # None: the default plan
     16: [None, [10, 6]],
     18: [None, [10, 8]],
-    20: [None, [10, 10], [7, 7, 6]],
-    22: [None, [6, 8, 8], [8, 7, 7]],
+    20: [None, [6, 7, 7], [7, 7, 6]],
+    21: [None, [7, 7, 7], [10, 6, 5]],
+    22: [None, [7, 7, 8], [8, 7, 7]],
     23: [None, [8, 8, 7]],
     24: [None, [7, 8, 9], [9, 8, 7], [10, 7, 7]],
+    25: [None, [6, 6, 6, 7], [1, 8, 8, 8]],
 }
 HOLD_CYCLES = 60_000_000  # about 30 ms at 2 GHz: longer than queuing a transform's passes from Python
 
