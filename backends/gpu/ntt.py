@@ -1,12 +1,13 @@
 """The NTT and the fused QAP quotient on a GPU device (OpenCL or CUDA): the host side of ``backends/kernels/ntt.c``.
 
-One transform = ⌈log2 n / 10⌉ passes of ``fr_ntt_pass``, each work-group running up to 10 radix-2 stages on a tile of
-1024 elements in local memory (:func:`passes`: 10 + 7 + 7 stages for n = 2^24). The first pass reads the input
-bit-reversed (optionally × a table), the last writes the output (optionally × n⁻¹ or × a table); the first is out of
-place, the others in place. Values stay plain (not Montgomery) throughout; tables and constants are in Montgomery
-form (see ntt.c). The tables (stage twiddles ω_1024^i; per later pass, its twiddles ω^(lo·rev(j)), made from ω_n^i in
-two halves of about √n entries; coset powers g^(±i) and the circom shift ω_2n^i, optionally × n⁻¹) are computed on
-the device from the emitted roots and kept in a small cache, so repeated transforms of one size pay for them once.
+One transform = a few passes of ``fr_ntt_pass``, each work-group running up to 10 radix-2 stages on a tile of 1024
+elements in local memory (:func:`passes`: 10 + 10 stages for n = 2^20, 8 + 8 + 8 for n = 2^24). The first pass reads
+the input bit-reversed (optionally × a table), the last writes the output (optionally × n⁻¹ or × a table); the first
+is out of place, the others in place. Values stay plain (not Montgomery) throughout; tables and constants are in
+Montgomery form (see ntt.c). The tables (stage twiddles ω_1024^i; per later pass, its twiddles ω^(lo·rev(j)), made
+from ω_n^i in two halves of about √n entries; coset powers g^(±i) and the circom shift ω_2n^i, optionally × n⁻¹) are
+computed on the device from the emitted roots and kept in a small cache, so repeated transforms of one size pay for
+them once.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 /* ---- NTT over fr (the reference's ntt): radix-2 Cooley–Tukey (decimation in time) in tiles of local memory ----
  * A pass does up to NTT_TILE_LOG stages: each work-group copies a tile of NTT_TILE elements into local memory, runs
  * the stages on it two per barrier (four elements per work-item, in registers) and copies it back. The first pass
- * reads its input in bit-reversed order (and may scale it), the last may scale its output, so a transform is
- * ⌈log n / 10⌉ passes over the array and nothing else (tables aside, made once).
+ * reads its input in bit-reversed order (and may scale it), the last may scale its output, so a transform is a few
+ * passes over the array (the host's plan: three for 2^21 … 2^26) and nothing else (tables aside, made once).
  *
  * Values stay plain, never in Montgomery form: fr_mul(x, y) = x·y·R⁻¹, so multiplying by a constant or a table entry
  * held in Montgomery form (w·R) is the plain product x·w, and the transform is linear. Twiddles and tables are made on
@@ -190,8 +190,8 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
       u32 e0 = ((id >> low) << (low + 2)) | (id & ((1u << low) - 1));
       fr_t x[4];
       UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_GET(x[k], e0 + (k << low));
-      /* Multipliers are read where they are used: read ahead of the calls (to overlap their latencies), they made
-       * ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an H200 instead of 3). */
+      /* Multipliers are read where they are used: read ahead of the products (to overlap their latencies), they
+       * made ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an H200 instead of 3). */
       if (round == 0) {
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);
