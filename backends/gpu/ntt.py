@@ -37,7 +37,8 @@ TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass 
 # 7 + 7 + 6 (docs/performance.md, seventh round).
 RUNS_FROM_LOG = 21
 RUN_STAGES = 8
-GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile
+GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile at most, one per unit of four elements
+MIN_GROUP = 32  # work-items per tile at least: a warp
 POWERS_BLOCK = 64  # NTT_POWERS_BLOCK in ntt.c
 OMEGA, OMEGA_INV, COSET, COSET_INV, OMEGA_2N = range(5)  # the table bases of ntt_table_base
 LOAD_SCALE, STORE_SCALE, STORE_INV_N = 1, 2, 4  # NTT_LOAD_SCALE … in ntt.c
@@ -147,9 +148,10 @@ def transform(
     for first, r, c in passes(log_n, max_stages, stages):
         factors = tables.factors(ctx, curve, omega, log_n, first, r, c) if first else ctx.dummy
         args = (src if first == 0 else dst, dst, twiddles, factors, load_buf, store_buf)
-        items = (n >> (r + c)) * GROUP
+        group = min(GROUP, max(MIN_GROUP, 1 << max(0, r + c - 2)))  # a work-item per unit of the tile
+        items = (n >> (r + c)) * group
         ctx.launch(
-            curve, "ntt", "fr_ntt_pass", items, *args, u32(log_n), u32(first), u32(r), u32(c), u32(flags), group=GROUP
+            curve, "ntt", "fr_ntt_pass", items, *args, u32(log_n), u32(first), u32(r), u32(c), u32(flags), group=group
         )
 
 

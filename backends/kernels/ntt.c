@@ -11,7 +11,7 @@
 
 #define NTT_TILE_LOG 10            /* 2^10 elements of 32 bytes: 32 KB, the least local memory OpenCL promises */
 #define NTT_TILE (1u << NTT_TILE_LOG)
-#define NTT_GROUP 256              /* work-items per group: NTT_TILE / 4, four elements each */
+#define NTT_GROUP 256              /* work-items per group at most: NTT_TILE / 4, four elements each */
 /* Groups a multiprocessor must hold at once: CUDA caps the pass's registers to fit them (80 on a multiprocessor of
  * 64K registers). Left to itself ptxas took 84 registers on BN254 (2 groups, 16 warps), and 104 with the 16-byte
  * copies and one group asked; 3 groups made a 2^24 transform 8–19 % faster on an H200, 4 (64 registers and
@@ -147,8 +147,8 @@ KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL
 }
 
 /* Stages first … first + r − 1 of the transform of src into dst (n = 2^log_n), one tile of 2^(r+c) elements per
- * group of NTT_GROUP work-items; tw[i] = ω_1024^i (i < 512) the stage twiddles, factors those of fr_ntt_factors
- * (unused in the first pass, first = 0).
+ * group of at least 2^(r+c−2) work-items (one unit of four elements each) and at most NTT_GROUP; tw[i] = ω_1024^i
+ * (i < 512) the stage twiddles, factors those of fr_ntt_factors (unused in the first pass, first = 0).
  * The first pass reads the input bit-reversed (ntt_head_source: runs of 2^c elements, consecutive groups reading
  * neighbouring runs); it must not work in place (src ≠ dst), the others do (src = dst).
  * The work-items run the stages two at a time on the four elements of a unit (the elements with the same tile index
@@ -158,7 +158,7 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
                 GLOBAL const fr_t *load_scale, GLOBAL const fr_t *store_scale, u32 log_n, u32 first, u32 r, u32 c,
                 u32 flags) {
   LOCAL limb_t tile[FR_N * NTT_TILE];
-  u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID();
+  u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID(), threads = LOCAL_SIZE();
   bool head = first == 0, tail = first + r == log_n;
   u32 chunk = head ? 0 : group & ((1u << (first - c)) - 1);
   /* The copies in. The first pass's: consecutive work-items move consecutive 16-byte vectors (the bound is not a
@@ -167,14 +167,14 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
    * load beside the element's (read in the first round, after the barrier, it cost a second wait on memory: a 2^24
    * transform took 5.0 ms instead of 4.8 on an H200). */
   if (head) {
-    for (u32 w = id; w < ((u32)NTT_VECS << t); w += NTT_GROUP) {
+    for (u32 w = id; w < ((u32)NTT_VECS << t); w += threads) {
       u32 e = w / NTT_VECS, v = w % NTT_VECS;
       limb_t x[VEC_LIMBS];
       load_vec(src[ntt_head_source(group, e, log_n, r, c)].l + v * VEC_LIMBS, x);
       UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) tile[NTT_SLOT(e, v * VEC_LIMBS + k)] = x[k];
     }
   } else {
-    for (u32 e = id; e < (1u << t); e += NTT_GROUP) {
+    for (u32 e = id; e < (1u << t); e += threads) {
       fr_t x = fr_mul_body(ntt_read(src, ntt_index(group, e, first, r, c)), ntt_read(factors, (chunk << t) | e));
       NTT_TILE_PUT(x, e);
     }
@@ -238,7 +238,7 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
     }
     BARRIER();
   }
-  for (u32 w = id; w < ((u32)NTT_VECS << t); w += NTT_GROUP) {
+  for (u32 w = id; w < ((u32)NTT_VECS << t); w += threads) {
     u32 e = w / NTT_VECS, v = w % NTT_VECS;
     limb_t x[VEC_LIMBS];
     UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) x[k] = tile[NTT_SLOT(e, v * VEC_LIMBS + k)];

@@ -1,11 +1,11 @@
 """The cuda backend's NTT under several pass plans (stages a pass), device time per pass, with and without a held
 stream. Run from the repository root on the GPU machine, after ``cuda_h200.sh`` has installed the package.
 
-A plan is the stages of each pass (``ntt.passes(stages=…)``): the first pass reads its input bit-reversed in runs of
-2^(10 − r) elements, the later ones in runs of 2^(10 − r) too. "held": a spin kernel holds the stream while the
-passes are queued, so that each pass's CUDA events time the kernel alone and not the host's launch (which the
-plain figure includes: events are recorded on an idle stream, then the launch follows from Python). Medians of
-``--repeat``; every result is checked against the default plan's.
+A plan is the stages of each pass (``ntt.passes(stages=…)``), and optionally a smaller tile: every pass reads runs
+of 2^(m − r) elements (tiles of 2^m, m = 10 unless given), the first in bit-reversed order. "held": a spin kernel
+holds the stream while the passes are queued, so that each pass's CUDA events time the kernel alone and not the
+host's launch (which the plain figure includes: events are recorded on an idle stream, then the launch follows from
+Python). Medians of ``--repeat``; every result is checked against the default plan's.
 
     python benchmarks/gpu/ntt_plans.py [--curves bn254,bls12_381] [--sizes 16-24] [--repeat 5]
 """
@@ -26,15 +26,19 @@ from cuzk.reference.curves import curve_by_name
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from cuda_bench import log_range, random_scalars
 
-PLANS: dict[int, list[list[int] | None]] = {  # None: the default plan
-    16: [None, [10, 6]],
-    18: [None, [10, 8]],
-    20: [None, [6, 7, 7], [7, 7, 6]],
-    21: [None, [7, 7, 7], [10, 6, 5]],
-    22: [None, [7, 7, 8], [8, 7, 7]],
-    23: [None, [8, 8, 7]],
-    24: [None, [7, 8, 9], [9, 8, 7], [10, 7, 7]],
-    25: [None, [6, 6, 6, 7], [1, 8, 8, 8]],
+# Plans as "r+r+…" (stages a pass) or "r+r+…/m" (tiles of 2^m elements, work-groups of 2^(m−2) work-items: more
+# groups for a small transform); "default" is ntt.passes's own.
+PLANS: dict[int, list[str]] = {
+    16: ["default", "10+6", "8+8/8", "8+8/9", "6+5+5/6"],
+    17: ["default", "9+8/9", "8+9/9"],
+    18: ["default", "10+8", "9+9/9"],
+    19: ["default", "10+9"],
+    20: ["default", "6+7+7", "7+7+6"],
+    21: ["default", "7+7+7", "10+6+5"],
+    22: ["default", "7+7+8", "8+7+7"],
+    23: ["default", "8+8+7"],
+    24: ["default", "7+8+9", "9+8+7", "10+7+7"],
+    25: ["default", "6+6+6+7", "1+8+8+8"],
 }
 HOLD_CYCLES = 60_000_000  # about 30 ms at 2 GHz: longer than queuing a transform's passes from Python
 
@@ -70,10 +74,13 @@ def main(argv: list[str] | None = None) -> int:
 
     ctx.kernel_seconds = per_launch
     default_passes = ntt_device.passes
-    plan: list[list[int] | None] = [None]
+    plan = ["default"]
 
     def planned(log_n: int, max_stages: int = ntt_device.TILE_LOG, stages: Any = None) -> Any:
-        return default_passes(log_n, max_stages, stages if stages is not None else plan[0])
+        if stages is not None or plan[0] == "default":
+            return default_passes(log_n, max_stages, stages)
+        counts, _, tile = plan[0].partition("/")
+        return default_passes(log_n, int(tile or max_stages), [int(r) for r in counts.split("+")])
 
     ntt_device.passes = planned
     print(f"# {backend.describe()['device']}")
@@ -83,8 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         for k in log_range(args.sizes):
             values = random_scalars(curve.r, 1 << k, seed=k)
             expected = None
-            for stages in PLANS.get(k, [None]):
-                plan[0] = stages
+            for label in PLANS.get(k, ["default"]):
+                plan[0] = label
                 figures: dict[bool, list[float]] = {False: [], True: []}
                 splits: list[list[float]] = []
                 for held in (False, True):
@@ -100,9 +107,8 @@ def main(argv: list[str] | None = None) -> int:
                         if expected is None:
                             expected = result
                         elif not np.array_equal(result, expected):
-                            print(f"MISMATCH {name} 2^{k} plan {stages}", flush=True)
+                            print(f"MISMATCH {name} 2^{k} plan {label}", flush=True)
                             return 1
-                label = "default" if stages is None else "+".join(map(str, stages))
                 split = " / ".join(f"{statistics.median(s):.3f}" for s in zip(*splits, strict=True))
                 print(
                     f"{name:<10}2^{k:<4}{label:<14}{statistics.median(figures[False]):10.3f}"

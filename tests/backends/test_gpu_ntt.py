@@ -92,13 +92,15 @@ def test_ntt_in_several_passes(
 
 
 @pytest.mark.parametrize(
-    ("log_n", "max_stages", "stages"), [(12, 10, [8, 4]), (16, 10, [8, 8]), (11, 5, [3, 4, 4]), (9, 4, [1, 4, 4])]
+    ("log_n", "max_stages", "stages"),
+    [(12, 10, [8, 4]), (16, 10, [8, 8]), (16, 8, [8, 8]), (15, 9, [6, 9]), (11, 5, [3, 4, 4]), (9, 4, [1, 4, 4])],
 )
 def test_ntt_first_pass_in_runs(
     backend: DeviceBackend, curve: Curve, log_n: int, max_stages: int, stages: list[int], rng: random.Random
 ) -> None:
     """A first pass of fewer stages than the tile holds reads its input in runs of 2^c elements (c = max_stages − r,
-    2^c groups a tile) and writes 2^c runs: against the reference in every mode, the coset's load table included."""
+    2^c groups a tile) and writes 2^c runs: against the reference in every mode, the coset's load table included.
+    Tiles smaller than 2^10 run in smaller work-groups (a work-item per four elements)."""
     plan = ntt_device.passes(log_n, max_stages, stages)
     assert plan[0] == (0, stages[0], max_stages - stages[0]) and [r for _, r, _ in plan] == stages
     values = random_values(curve, 1 << log_n, rng)
