@@ -102,8 +102,9 @@ def passes(log_n: int, max_stages: int = TILE_LOG, stages: Sequence[int] | None 
     (2^(r+c) ≤ 2^max_stages): in a later pass the groups' elements lie in runs of 2^c consecutive ones, in the first
     (which reads its input bit-reversed) the groups' inputs do. ``stages`` gives the r of each pass; by default the
     fewest passes of at most max_stages stages, split evenly, the shorter first, and from 2^RUNS_FROM_LOG on the
-    fewest passes of RUN_STAGES after a first pass of the rest (up to 10). max_stages ≤ 10 (the tile); below 10
-    only to test several passes on small inputs."""
+    fewest passes of RUN_STAGES after a first pass of the rest (up to 10). max_stages ≤ 10 (the tile); below 10,
+    smaller tiles in smaller work-groups: tests of several passes on small inputs, and plans for small transforms
+    (``benchmarks/gpu/ntt_plans.py``)."""
     if stages is None and max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG:
         later = -(-(log_n - TILE_LOG) // RUN_STAGES)  # the first pass takes up to TILE_LOG stages
         stages = [log_n - RUN_STAGES * later] + [RUN_STAGES] * later
