@@ -268,13 +268,18 @@ def overhead(recorder: Recorder, *, total: str = "prove") -> Overhead | None:
     outer = [s for s in recorder.spans if s.name == total and s.level == "engine"]
     if not outer:
         return None
-    clipped = [
-        (max(c.start, o.start), min(c.end, o.end))
-        for c in compute_spans(recorder)
-        for o in outer
-        if c.start < o.end and o.start < c.end
-    ]
+    compute = compute_spans(recorder)
+    clipped = [(start, end) for o in outer for start, end, _ in _clipped(compute, o)]
     return Overhead(sum(o.seconds for o in outer), union_seconds(clipped))
+
+
+def _clipped(compute: list[Span], outer: Span) -> list[tuple[float, float, str]]:
+    """The compute spans that overlap ``outer``, cut to it, as (start, end, name) in order."""
+    return sorted(
+        (max(c.start, outer.start), min(c.end, outer.end), c.name)
+        for c in compute
+        if c.start < outer.end and outer.start < c.end
+    )
 
 
 @dataclass(frozen=True)
@@ -303,13 +308,8 @@ def overhead_gaps(recorder: Recorder, *, total: str = "prove") -> list[Gap]:
     gaps: list[Gap] = []
     compute = compute_spans(recorder)
     for outer in (s for s in recorder.spans if s.name == total and s.level == "engine"):
-        inside = sorted(
-            (max(c.start, outer.start), min(c.end, outer.end), c.name)
-            for c in compute
-            if c.start < outer.end and outer.start < c.end
-        )
         covered_to, last = outer.start, None
-        for start, end, name in inside:
+        for start, end, name in _clipped(compute, outer):
             if start > covered_to:
                 gaps.append(Gap(covered_to, start, last, name))
             if end > covered_to:
