@@ -32,11 +32,16 @@ T = TypeVar("T")
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
 # From 2^21 elements on, later passes of 8 stages and a first pass of the rest (8 + 8 + 8 for 2^24, 6 + 8 + 8 for
-# 2^22): every pass then moves runs of 4 elements or more (128 bytes). On an H200 a 2^24 transform took 4.82 ms so
-# against 4.90 in 10 + 7 + 7 stages, 2^22 1.16 against 1.18 in 7 + 7 + 8; 2^20 took 0.27 ms in 10 + 10, 0.29 in
-# 7 + 7 + 6 (docs/performance.md, seventh round).
+# 2^22): every pass then moves runs of 4 elements or more (128 bytes). On an H200 a 2^24 transform took 4.52 ms so
+# against 4.62 in 10 + 7 + 7 stages, 2^22 1.08 against 1.10 in 7 + 7 + 8; 2^20 took 0.27 ms in 10 + 10, 0.27 in
+# 6 + 7 + 7 (docs/performance.md, eighth round).
 RUNS_FROM_LOG = 21
 RUN_STAGES = 8
+# Below 2^21, once the copies in and out were gone, the first pass of 10 stages was the faster: 2^18 in 10 + 8 took
+# 0.068 ms against 0.072 in 9 + 9, 2^19 0.134 against 0.137. Up to 2^16 (from 2^11: two passes either way), tiles of
+# 2^9 give twice the groups of 2^10 (128 for 2^16, on an H200's 132 SMs): 2^16 took 0.031 ms in 8 + 8 so against
+# 0.038 in tiles of 2^10 (docs/performance.md, eighth round).
+SMALL_LOG = 16
 GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile at most, one per unit of four elements
 MIN_GROUP = 32  # work-items per tile at least: a warp
 POWERS_BLOCK = 64  # NTT_POWERS_BLOCK in ntt.c
@@ -100,15 +105,24 @@ def check_memory(n: int, arrays: int, memory: Memory, what: str) -> None:
 def passes(log_n: int, max_stages: int = TILE_LOG, stages: Sequence[int] | None = None) -> list[tuple[int, int, int]]:
     """The passes of a 2^log_n transform as (first stage, stages r, c), each tile holding 2^c groups of 2^r elements
     (2^(r+c) ≤ 2^max_stages): in a later pass the groups' elements lie in runs of 2^c consecutive ones, in the first
-    (which reads its input bit-reversed) the groups' inputs do. ``stages`` gives the r of each pass; by default the
-    fewest passes of at most max_stages stages, split evenly, the shorter first, and from 2^RUNS_FROM_LOG on the
-    fewest passes of RUN_STAGES after a first pass of the rest (up to 10). max_stages ≤ 10 (the tile); below 10,
-    smaller tiles in smaller work-groups: tests of several passes on small inputs, and plans for small transforms
+    (which reads its input bit-reversed) the groups' inputs do. ``stages`` gives the r of each pass. By default:
+
+    - from 2^RUNS_FROM_LOG on, the fewest passes of RUN_STAGES after a first pass of the rest (up to 10);
+    - above 2^SMALL_LOG, a first pass of 10 stages and a second of the rest;
+    - from 2^11 to 2^SMALL_LOG, two passes in tiles of 2^9, split evenly, the shorter first;
+    - up to 2^10, one pass.
+
+    A max_stages below 10 (smaller tiles in smaller work-groups) gives the fewest passes of at most that, split
+    evenly, the shorter first: tests of several passes on small inputs, and plans for small transforms
     (``benchmarks/gpu/ntt_plans.py``)."""
     if stages is None and max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG:
         later = -(-(log_n - TILE_LOG) // RUN_STAGES)  # the first pass takes up to TILE_LOG stages
         stages = [log_n - RUN_STAGES * later] + [RUN_STAGES] * later
+    elif stages is None and max_stages == TILE_LOG and log_n > SMALL_LOG:
+        stages = [TILE_LOG, log_n - TILE_LOG]
     elif stages is None:
+        if max_stages == TILE_LOG and log_n > TILE_LOG:  # 2^11 … 2^SMALL_LOG
+            max_stages = TILE_LOG - 1
         count = max(1, -(-log_n // max_stages))
         stages = [log_n // count + (1 if k >= count - log_n % count else 0) for k in range(count)]
     if sum(stages) != log_n or any(not 0 <= r <= max_stages for r in stages) or (log_n and 0 in stages):

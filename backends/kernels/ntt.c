@@ -1,6 +1,7 @@
 /* ---- NTT over fr (the reference's ntt): radix-2 Cooley–Tukey (decimation in time) in tiles of local memory ----
- * A pass does up to NTT_TILE_LOG stages: each work-group copies a tile of NTT_TILE elements into local memory, runs
- * the stages on it two per barrier (four elements per work-item, in registers) and copies it back. The first pass
+ * A pass does up to NTT_TILE_LOG stages on tiles of up to NTT_TILE elements, one per work-group: the stages run two
+ * per round (four elements per work-item, in registers), the first round reading from the array, the last writing
+ * to it, and the rounds between meeting in local memory, one barrier apart. The first pass
  * reads its input in bit-reversed order (and may scale it), the last may scale its output, so a transform is a few
  * passes over the array (the host's plan: three for 2^21 … 2^26) and nothing else (tables aside, made once).
  *
@@ -19,7 +20,7 @@
 #ifndef NTT_MIN_GROUPS
 #define NTT_MIN_GROUPS 3
 #endif
-#define NTT_VECS (FR_N / VEC_LIMBS) /* 16-byte vectors per element, the unit of the copies */
+#define NTT_VECS (FR_N / VEC_LIMBS) /* 16-byte vectors per element, the unit of reads and writes */
 #define NTT_POWERS_BLOCK 64
 #define NTT_LOAD_SCALE 1           /* first pass: x[i] × load_scale[i], i the input index */
 #define NTT_STORE_SCALE 2          /* last pass: y[i] × store_scale[i], i the output index */
@@ -72,8 +73,7 @@ KERNEL void fr_powers(GLOBAL fr_t *out, u32 count, u32 which, u32 log_n, u32 sca
 
 /* The tile is one plane of NTT_TILE limbs per limb index, so that work-items reading limb l of their elements read
  * one plane. The element index is swizzled (bits 5 and 6 XORed into bits 0…4) and the limb index XORed into its low
- * bits, so that 32 work-items hit 32 different banks of 4 bytes both in the copies (16 consecutive elements,
- * two 16-byte vectors each, one limb of each at a time) and in the rounds (elements with two adjacent index bits
+ * bits, so that 32 work-items of a round hit 32 different banks of 4 bytes (elements with two adjacent index bits
  * fixed, whichever two). */
 DEVICE u32 ntt_swizzle(u32 e) { return e ^ (((e >> 5) & 1) * 0x0au) ^ (((e >> 6) & 1) * 0x15u); }
 #define NTT_SLOT(e, l) ((l) * NTT_TILE + (ntt_swizzle(e) ^ ((l) * (32 / FR_N))))
@@ -146,11 +146,21 @@ KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL
   out[i] = fr_mul(roots_lo[power & ((1u << roots_log) - 1)], roots_hi[power >> roots_log]);
 }
 
+/* Element e of the pass's tile as read from the array: the first pass's input (bit-reversed), a later pass's element
+ * times its twiddle between passes. */
+DEVICE fr_t ntt_load(GLOBAL const fr_t *src, GLOBAL const fr_t *factors, u32 group, u32 e, u32 log_n, u32 first,
+                     u32 r, u32 c) {
+  if (first == 0) return ntt_read(src, ntt_head_source(group, e, log_n, r, c));
+  u32 chunk = group & ((1u << (first - c)) - 1);
+  return fr_mul_body(ntt_read(src, ntt_index(group, e, first, r, c)), ntt_read(factors, (chunk << (r + c)) | e));
+}
+
 /* Stages first … first + r − 1 of the transform of src into dst (n = 2^log_n), one tile of 2^(r+c) elements per
- * group of at least 2^(r+c−2) work-items (one unit of four elements each) and at most NTT_GROUP; tw[i] = ω_1024^i
- * (i < 512) the stage twiddles, factors those of fr_ntt_factors (unused in the first pass, first = 0).
- * The first pass reads the input bit-reversed (ntt_head_source: runs of 2^c elements, consecutive groups reading
- * neighbouring runs); it must not work in place (src ≠ dst), the others do (src = dst).
+ * group of at least 2^(r+c−2) work-items, one per unit of four elements (any beyond are idle), and at most
+ * NTT_GROUP; tw[i] = ω_1024^i (i < 512) the stage twiddles, factors those of fr_ntt_factors (unused in the first
+ * pass, first = 0). The first pass reads the input bit-reversed (ntt_head_source: runs of 2^c elements, consecutive
+ * groups reading neighbouring runs); it must not work in place (src ≠ dst), the others do (src = dst): a group reads
+ * its tile's elements before it writes any, and no other group touches them.
  * The work-items run the stages two at a time on the four elements of a unit (the elements with the same tile index
  * but for two adjacent bits), an odd last stage on two pairs. */
 KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
@@ -158,38 +168,29 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
                 GLOBAL const fr_t *load_scale, GLOBAL const fr_t *store_scale, u32 log_n, u32 first, u32 r, u32 c,
                 u32 flags) {
   LOCAL limb_t tile[FR_N * NTT_TILE];
-  u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID(), threads = LOCAL_SIZE();
+  u32 t = r + c, id = LOCAL_ID(), group = GROUP_ID();
   bool head = first == 0, tail = first + r == log_n;
-  u32 chunk = head ? 0 : group & ((1u << (first - c)) - 1);
-  /* The copies in. The first pass's: consecutive work-items move consecutive 16-byte vectors (the bound is not a
-   * constant, so that the compiler unrolls a few iterations, loads in flight, rather than all: registers for the
-   * whole kernel). A later pass's: element by element, each times its twiddle between passes on the way in, its
-   * load beside the element's (read in the first round, after the barrier, it cost a second wait on memory: a 2^24
-   * transform took 5.0 ms instead of 4.8 on an H200). */
-  if (head) {
-    for (u32 w = id; w < ((u32)NTT_VECS << t); w += threads) {
-      u32 e = w / NTT_VECS, v = w % NTT_VECS;
-      limb_t x[VEC_LIMBS];
-      load_vec(src[ntt_head_source(group, e, log_n, r, c)].l + v * VEC_LIMBS, x);
-      UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) tile[NTT_SLOT(e, v * VEC_LIMBS + k)] = x[k];
-    }
-  } else {
-    for (u32 e = id; e < (1u << t); e += threads) {
-      fr_t x = fr_mul_body(ntt_read(src, ntt_index(group, e, first, r, c)), ntt_read(factors, (chunk << t) | e));
-      NTT_TILE_PUT(x, e);
-    }
-  }
-  BARRIER();
+  /* No copies in or out: the first round reads its elements from the array (a later pass's times their twiddles
+   * between passes, each load beside its element's), the last writes them, and the rounds between meet in the tile.
+   * Copying the tile in and out in sweeps of their own, with a barrier each, made a 2^24 transform 4.82 ms instead
+   * of 4.52 on an H200, 2^22 1.17 instead of 1.09 (docs/performance.md, eighth round). */
   u32 rounds = r > 2 ? (r + 1) / 2 : 1;
-  u32 units = t > 2 ? 1u << (t - 2) : 1; /* n < 4: one unit, its missing elements unused words of the tile */
+  u32 units = t > 2 ? 1u << (t - 2) : 1; /* n < 4: one unit, its missing elements unused */
   for (u32 round = 0; round < rounds; round++) {
     u32 q = 2 * round, s = c + q;
-    bool radix4 = q + 1 < r;
+    bool radix4 = q + 1 < r, last = round == rounds - 1;
     u32 low = radix4 || s == 0 ? s : s - 1; /* the unit's bits: low, low + 1 */
     if (id < units) {
       u32 e0 = ((id >> low) << (low + 2)) | (id & ((1u << low) - 1));
       fr_t x[4];
-      UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_GET(x[k], e0 + (k << low));
+      if (round == 0) {
+        UNROLL for (u32 k = 0; k < 4; k++) {
+          u32 e = e0 + (k << low);
+          x[k] = e < (1u << t) ? ntt_load(src, factors, group, e, log_n, first, r, c) : fr_zero();
+        }
+      } else {
+        UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_GET(x[k], e0 + (k << low));
+      }
       /* Multipliers are read where they are used: read ahead of the products (to overlap their latencies), they
        * made ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an H200 instead of 3). */
       if (round == 0) {
@@ -224,25 +225,21 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 1 - q)));
         ntt_butterfly(&x[1], &x[3], ntt_read(tw, j1 << (NTT_TILE_LOG - 1 - q)));
       }
-      if (round == rounds - 1 && tail) {
+      if (last) {
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);
           if (e < (1u << t)) {
             u32 i = ntt_target(group, e, log_n, first, r, c);
-            if (flags & NTT_STORE_SCALE) x[k] = fr_mul(x[k], ntt_read(store_scale, i));
-            else if (flags & NTT_STORE_INV_N) x[k] = fr_mul(x[k], FR_INV_2K[log_n]);
+            if (tail && (flags & NTT_STORE_SCALE)) x[k] = fr_mul(x[k], ntt_read(store_scale, i));
+            else if (tail && (flags & NTT_STORE_INV_N)) x[k] = fr_mul(x[k], FR_INV_2K[log_n]);
+            UNROLL for (u32 v = 0; v < NTT_VECS; v++) store_vec(dst[i].l + v * VEC_LIMBS, x[k].l + v * VEC_LIMBS);
           }
         }
+      } else {
+        UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_PUT(x[k], e0 + (k << low));
       }
-      UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_PUT(x[k], e0 + (k << low));
     }
-    BARRIER();
-  }
-  for (u32 w = id; w < ((u32)NTT_VECS << t); w += threads) {
-    u32 e = w / NTT_VECS, v = w % NTT_VECS;
-    limb_t x[VEC_LIMBS];
-    UNROLL for (u32 k = 0; k < VEC_LIMBS; k++) x[k] = tile[NTT_SLOT(e, v * VEC_LIMBS + k)];
-    store_vec(dst[ntt_target(group, e, log_n, first, r, c)].l + v * VEC_LIMBS, x);
+    if (!last) BARRIER();
   }
 }
 

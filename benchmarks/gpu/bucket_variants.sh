@@ -3,7 +3,8 @@
 # cuda_h200.sh has installed the package (STAGES="" is enough). Each line of VARIANTS is
 # "label|NVRTC options|bucket work-items per SM|shifted bases up to 2^N points" (options space-separated; empty
 # fields keep the defaults);
-# SIZES and CURVES go to cuda_bench.py; OP=ntt times NTTs of SIZES instead of G1 MSMs (the last two fields unused).
+# SIZES and CURVES go to cuda_bench.py; OP=ntt times NTTs of SIZES instead of G1 MSMs, OP=plans runs ntt_plans.py
+# (every plan of SIZES, pass by pass) under each variant's options (the last two fields unused for both).
 # With NCU=1, Nsight Compute first reports the stall reasons of one bucket kernel (BLS12-381, 2^NCU_LOG points). Output: $OUT/variants.txt (and $OUT/ncu.txt).
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -20,7 +21,13 @@ if [ "${NCU:-0}" = 1 ]; then
 fi
 while IFS='|' read -r label options items shifted; do
   [ -z "$label" ] && continue
-  if [ "${OP:-msm}" = ntt ]; then
+  if [ "${OP:-msm}" = plans ]; then
+    args=(--curves "$CURVES" --sizes "$SIZES")
+    for option in $options; do args+=("--nvrtc=$option"); done
+    echo "== $label: ntt_plans.py ${args[*]}" | tee -a "$OUT/variants.txt"
+    python3 benchmarks/gpu/ntt_plans.py "${args[@]}" 2>&1 | tee -a "$OUT/variants.txt"
+    continue
+  elif [ "${OP:-msm}" = ntt ]; then
     args=(--curves "$CURVES" --msm "" --msm-g2 "" --ntt "$SIZES" --repeat 5 --kernels)
   else
     args=(--curves "$CURVES" --msm "$SIZES" --msm-g2 "" --ntt "" --repeat 3 --kernels)

@@ -7,7 +7,7 @@ holds the stream while the passes are queued, so that each pass's CUDA events ti
 host's launch (which the plain figure includes: events are recorded on an idle stream, then the launch follows from
 Python). Medians of ``--repeat``; every result is checked against the default plan's.
 
-    python benchmarks/gpu/ntt_plans.py [--curves bn254,bls12_381] [--sizes 16-24] [--repeat 5]
+    python benchmarks/gpu/ntt_plans.py [--curves bn254,bls12_381] [--sizes 16-24] [--repeat 5] [--nvrtc=-DX=1 …]
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends.cuda import CudaBackend
+from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.reference.curves import curve_by_name
 
@@ -29,13 +30,16 @@ from cuda_bench import log_range, random_scalars
 # Plans as "r+r+…" (stages a pass) or "r+r+…/m" (tiles of 2^m elements, work-groups of 2^(m−2) work-items: more
 # groups for a small transform); "default" is ntt.passes's own.
 PLANS: dict[int, list[str]] = {
-    16: ["default", "10+6", "8+8/8", "8+8/9", "6+5+5/6"],
-    17: ["default", "9+8/9", "8+9/9"],
-    18: ["default", "10+8", "9+9/9"],
-    19: ["default", "10+9"],
+    12: ["default", "6+6", "10+2"],
+    14: ["default", "7+7", "10+4"],
+    15: ["default", "7+8", "10+5"],
+    16: ["default", "8+8", "10+6", "8+8/8", "6+5+5/6"],
+    17: ["default", "8+9", "9+8/9", "8+9/9"],
+    18: ["default", "9+9", "9+9/9"],
+    19: ["default", "9+10"],
     20: ["default", "6+7+7", "7+7+6"],
     21: ["default", "7+7+7", "10+6+5"],
-    22: ["default", "7+7+8", "8+7+7"],
+    22: ["default", "7+7+8", "10+6+6"],
     23: ["default", "8+8+7"],
     24: ["default", "7+8+9", "9+8+7", "10+7+7"],
     25: ["default", "6+6+6+7", "1+8+8+8"],
@@ -56,7 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curves", default="bn254,bls12_381")
     parser.add_argument("--sizes", default="16-24")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-DNTT_FUSE=0")
     args = parser.parse_args(argv)
+    cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
     backend = CudaBackend()
     if not backend.is_available():
         print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)

@@ -120,12 +120,16 @@ def test_plan_rejects_bad_stage_counts() -> None:
 
 def test_plan_of_a_large_transform() -> None:
     """3 passes for 2^21 … 2^26 (sppark needs 3 for 2^24, plus a bit reversal): later passes of 8 stages (runs of 4
-    elements), the first the rest; below 2^21 the fewest passes of up to 10 stages, even, the shorter first."""
+    elements), the first the rest; below 2^21 two passes, the first of 10 stages, and up to 2^16 two passes in tiles
+    of 2^9 (twice the groups), split evenly; up to 2^10 one pass."""
     assert ntt_device.passes(24) == [(0, 8, 2), (8, 8, 2), (16, 8, 2)]
     assert ntt_device.passes(22) == [(0, 6, 4), (6, 8, 2), (14, 8, 2)]
     assert ntt_device.passes(25) == [(0, 9, 1), (9, 8, 2), (17, 8, 2)]
     assert ntt_device.passes(20) == [(0, 10, 0), (10, 10, 0)]
-    assert ntt_device.passes(19) == [(0, 9, 1), (9, 10, 0)]
+    assert ntt_device.passes(19) == [(0, 10, 0), (10, 9, 1)]
+    assert ntt_device.passes(17) == [(0, 10, 0), (10, 7, 3)]
+    assert ntt_device.passes(16) == [(0, 8, 1), (8, 8, 1)]
+    assert ntt_device.passes(11) == [(0, 5, 4), (5, 6, 3)]
     assert ntt_device.passes(10) == [(0, 10, 0)]
     assert ntt_device.passes(0) == [(0, 0, 0)]
     for log_n in range(31):
