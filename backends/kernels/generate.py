@@ -15,6 +15,7 @@ literal is written.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -100,7 +101,7 @@ def fr_tables(api: Api, cc: CurveConstants) -> str:
     def element(value: int) -> str:
         return "{" + _initializer(api, fr, fr.to_montgomery(value)) + "}"
 
-    def table(name: str, values: list[int]) -> str:
+    def table(name: str, values: Sequence[int]) -> str:
         rows = ",\n  ".join(element(v) for v in values)
         return f"CONSTANT fr_t {name}[{len(values)}] = {{\n  {rows}\n}};"
 

@@ -1,4 +1,5 @@
-"""Where the host time of the cuda backend's calls goes: a 2^k MSM over resident bases and a compute_h of 2^k, each
+"""Where the host time of the cuda backend's calls goes: a 2^k MSM over resident bases and a compute_h of 2^k, from
+host arrays and from kept (device) scalars as a proof makes them, and a G2 MSM of kept scalars (a proof's B_G2), each
 timed by wall clock against its device time, then profiled (cProfile, the top functions by own time)."""
 
 from __future__ import annotations
@@ -29,12 +30,17 @@ def main() -> int:
     backend = CudaBackend()
     bases = np.tile(consecutive_bases(curve, "g1", 1 << 12), (n >> 12, 1, 1))
     handle = backend.prepare_bases(curve, "g1", bases)
+    handle_g2 = backend.prepare_bases(curve, "g2", np.tile(consecutive_bases(curve, "g2", 1 << 12), (n >> 12, 1, 1, 1)))
     z = random_scalars(curve.r, n, 1)
     a, b = random_scalars(curve.r, n, 2), random_scalars(curve.r, n, 3)
     c = np.zeros_like(a)  # a·b ≠ c: the quotient does not divide, which the reduction "circom" does not check
+    z_kept, a_kept, b_kept, c_kept = (backend.keep_scalars(curve, v) for v in (z, a, b, c))
     calls = {
         "msm_prepared": lambda: backend.msm_prepared(handle, z),
         "compute_h": lambda: backend.compute_h(curve, a, b, c, reduction="circom"),
+        "msm kept": lambda: backend.msm_prepared(handle, z_kept),
+        "compute_h kept": lambda: backend.compute_h_kept(curve, a_kept, b_kept, c_kept, reduction="circom"),
+        "msm g2 kept": lambda: backend.msm_prepared(handle_g2, z_kept),
         "upload 32 B·n": lambda: backend._call(lambda ctx: (lambda buf: lambda: ctx.read(buf, (1,)))(ctx.upload(z))),
     }
     for name, call in calls.items():
@@ -47,7 +53,7 @@ def main() -> int:
             devices.append(backend.last_internal_seconds() or 0.0)
         wall, device = np.median(walls) * 1e3, np.median(devices) * 1e3
         print(f"{name:<16} wall {wall:8.2f} ms  device {device:8.2f} ms", flush=True)
-    for name in ("msm_prepared", "compute_h"):
+    for name in ("msm_prepared", "compute_h", "compute_h kept", "msm g2 kept"):
         profile = cProfile.Profile()
         profile.enable()
         for _ in range(3):
