@@ -32,9 +32,9 @@ T = TypeVar("T")
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
 # From 2^21 elements on, later passes of 8 stages and a first pass of the rest (8 + 8 + 8 for 2^24, 6 + 8 + 8 for
-# 2^22): every pass then moves runs of 4 elements or more (128 bytes). On an H200 a 2^24 transform took 4.52 ms so
-# against 4.62 in 10 + 7 + 7 stages, 2^22 1.08 against 1.10 in 7 + 7 + 8; 2^20 took 0.27 ms in 10 + 10, 0.27 in
-# 6 + 7 + 7 (docs/performance.md, eighth round).
+# 2^22): every pass then moves runs of 4 elements or more (128 bytes). On an H200 (BLS12-381) a 2^24 transform took
+# 4.51 ms so against 4.60 in 10 + 7 + 7 stages, 2^22 1.09 against 1.10 in 7 + 7 + 8; 2^20 took 0.263 ms in 10 + 10,
+# 0.274 in 6 + 7 + 7 (docs/performance.md, eighth round).
 RUNS_FROM_LOG = 21
 RUN_STAGES = 8
 # Below 2^21, once the copies in and out were gone, the first pass of 10 stages was the faster: 2^18 in 10 + 8 took

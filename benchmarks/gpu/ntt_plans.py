@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--curves", default="bn254,bls12_381")
     parser.add_argument("--sizes", default="16-24")
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-DNTT_FUSE=0")
+    parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-DNTT_MIN_GROUPS=2")
     args = parser.parse_args(argv)
     cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
     backend = CudaBackend()
