@@ -16,7 +16,8 @@
 /* Groups a multiprocessor must hold at once: CUDA caps the pass's registers to fit them (80 on a multiprocessor of
  * 64K registers). Left to itself ptxas took 84 registers on BN254 (2 groups, 16 warps), and 104 with the 16-byte
  * copies and one group asked; 3 groups made a 2^24 transform 8–19 % faster on an H200, 4 (64 registers and
- * spills) less so (docs/performance.md, sixth round). */
+ * spills) less so (docs/performance.md, sixth round). Without the tile's copies, 4 groups took 2^24 in 4.46 ms
+ * against 4.51 but 2^20 in 0.270 against 0.264, and 2 groups 4.92 (eighth round). */
 #ifndef NTT_MIN_GROUPS
 #define NTT_MIN_GROUPS 3
 #endif
