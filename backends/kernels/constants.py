@@ -18,6 +18,8 @@ from typing import Any
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import CuzkError
 
+DIGIT_BITS = 51  # digits of the FP64 multiplication: a product below 2^102 splits exactly in two doubles (field_f64.c)
+
 
 class KernelConstantError(CuzkError, ValueError):
     """A modulus does not meet an assumption the kernels are written under (e.g. the no-carry CIOS bound)."""
@@ -72,6 +74,27 @@ class FieldConstants:
     def words(self, value: int) -> list[int]:
         """``value`` as this field's N limbs."""
         return limb_words(value, self.limb_bits, self.limbs)
+
+    # The multiplication on the FP64 pipe (field_f64.c) holds integers as digits of DIGIT_BITS bits, each a double.
+    @property
+    def digits(self) -> int:
+        """D = ⌈(log₂R − 1) / 51⌉: the digits that hold any value below R/2 (p, and every operand, is)."""
+        return -(-(self.limb_bits * self.limbs - 1) // DIGIT_BITS)
+
+    @property
+    def digit_shift(self) -> int:
+        """s = 51·D − log₂R (−1 or more): the FP64 multiplication's radix is R' = 2^(51·D) = R·2^s, so it takes one
+        operand times 2^s (s ≥ 0), or halves its result (s = −1), to give the integer one's x·y·R⁻¹."""
+        return DIGIT_BITS * self.digits - self.limb_bits * self.limbs
+
+    @property
+    def digit_inv(self) -> int:
+        """−p⁻¹ mod 2^51: the reduction factor of one digit."""
+        return -pow(self.modulus, -1, 1 << DIGIT_BITS) % (1 << DIGIT_BITS)
+
+    def digit_words(self, value: int) -> list[int]:
+        """``value`` as D digits of 51 bits."""
+        return limb_words(value, DIGIT_BITS, self.digits)
 
 
 def field_constants(name: str, modulus: int, limb_bits: int) -> FieldConstants:
@@ -133,6 +156,7 @@ def curve_constants(curve: Curve, limb_bits: int) -> CurveConstants:
 
 
 __all__ = [
+    "DIGIT_BITS",
     "CurveConstants",
     "FieldConstants",
     "KernelConstantError",

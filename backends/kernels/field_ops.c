@@ -41,3 +41,60 @@ KERNEL void ${f}_mul2_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
   }
   x[i] = ${f}_add(a, b);
 }
+
+#ifdef HAS_F64
+/* out[i] = a[i]·b[i]·R⁻¹ by the FP64 pipe's multiplication (a, b in [0, p), Montgomery form or not): its tests. */
+KERNEL void ${f}_mul_f64_pairs(GLOBAL const ${f}_t *a, GLOBAL const ${f}_t *b, GLOBAL ${f}_t *out, u32 n) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  out[i] = ${f}_mul_f64_body(a[i], b[i]);
+}
+
+/* Throughputs (benchmarks), the rounds of ${f}_mul_throughput with the bodies inlined: two products a round on the
+ * integer pipe (int), on the FP64 pipe (f64), one on each (mixed), and one on the integer pipe beside two on the
+ * FP64 pipe (mixed3, three products a round). */
+KERNEL void ${f}_int_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${f}_t a = x[i], b = ${f}_one();
+  for (u32 k = 0; k < rounds; k++) {
+    b = ${f}_mul_body(b, a);
+    a = ${f}_mul_body(a, a);
+  }
+  x[i] = ${f}_add(a, b);
+}
+
+KERNEL void ${f}_f64_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${f}_t a = x[i], b = ${f}_one();
+  for (u32 k = 0; k < rounds; k++) {
+    b = ${f}_mul_f64_body(b, a);
+    a = ${f}_mul_f64_body(a, a);
+  }
+  x[i] = ${f}_add(a, b);
+}
+
+KERNEL void ${f}_mixed_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${f}_t a = x[i], b = ${f}_one();
+  for (u32 k = 0; k < rounds; k++) {
+    b = ${f}_mul_body(b, a);
+    a = ${f}_mul_f64_body(a, a);
+  }
+  x[i] = ${f}_add(a, b);
+}
+
+KERNEL void ${f}_mixed3_throughput(GLOBAL ${f}_t *x, u32 n, u32 rounds) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${f}_t a = x[i], b = ${f}_one(), c = ${f}_one();
+  for (u32 k = 0; k < rounds; k++) {
+    b = ${f}_mul_body(b, a);
+    c = ${f}_mul_f64_body(c, a);
+    a = ${f}_mul_f64_body(a, a);
+  }
+  x[i] = ${f}_add(${f}_add(a, b), c);
+}
+#endif

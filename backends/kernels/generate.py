@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from string import Template
 
-from cuzk.backends.kernels.constants import CurveConstants, FieldConstants, curve_constants
+from cuzk.backends.kernels.constants import DIGIT_BITS, CurveConstants, FieldConstants, curve_constants
 from cuzk.reference.curves import Curve
 
 
@@ -45,8 +45,15 @@ _G2 = {"g": "g2", "G": "G2", "f": "fq2", "F": "FQ2"}
 _FQ = {"f": "fq", "F": "FQ"}
 _FR = {"f": "fr", "F": "FR"}
 PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
-    "field_ops": (("field.c", _FQ), ("field.c", _FR), ("field_ops.c", _FQ), ("field_ops.c", _FR)),
-    "ntt": (("field.c", _FR), ("fr_tables", {}), ("ntt.c", {})),
+    "field_ops": (
+        ("field.c", _FQ),
+        ("field.c", _FR),
+        ("field_f64.c", _FQ),
+        ("field_f64.c", _FR),
+        ("field_ops.c", _FQ),
+        ("field_ops.c", _FR),
+    ),
+    "ntt": (("field.c", _FR), ("field_f64.c", _FR), ("fr_tables", {}), ("ntt.c", {})),
     "msm_g1": (("field.c", _FQ), ("msm_digits.c", {}), ("ec.c", _G1), ("msm.c", _G1)),
     "msm_g2": (("field.c", _FQ), ("fq2.c", {}), ("msm_digits.c", {}), ("ec.c", _G2), ("msm.c", _G2)),
 }
@@ -77,6 +84,10 @@ def _field_macros(api: Api, prefix: str, field: FieldConstants) -> list[str]:
         f"#define {prefix}_ONE {_initializer(api, field, field.r)} /* R mod p */",
         f"#define {prefix}_R2 {_initializer(api, field, field.r2)} /* R² mod p */",
         f"#define {prefix}_P_MINUS_2 {_initializer(api, field, field.modulus - 2)}",
+        f"#define {prefix}_DIGITS {field.digits} /* digits of {DIGIT_BITS} bits (field_f64.c) */",
+        f"#define {prefix}_DIGIT_SHIFT {field.digit_shift} /* R' = 2^({DIGIT_BITS}·{field.digits}) = R·2^(shift) */",
+        f"#define {prefix}_P_DIGITS {{{', '.join(f'(u64)0x{d:x}' for d in field.digit_words(field.modulus))}}}",
+        f"#define {prefix}_INV_DIGIT ((u64)0x{field.digit_inv:x}) /* −p⁻¹ mod 2^{DIGIT_BITS} */",
     ]
 
 

@@ -119,8 +119,25 @@ DEVICE fr_t ntt_read(GLOBAL const fr_t *table, u32 i) {
   return x;
 }
 
-DEVICE void ntt_butterfly(fr_t *a, fr_t *b, fr_t w) {
-  fr_t t = fr_mul_body(*b, w);
+/* Which products go to the FP64 pipe's multiplication (field_f64.c) instead of the integer one: bit k of
+ * NTT_F64_TWIDDLES for a radix-4 round's k-th butterfly, bit k of NTT_F64_FACTORS for element k's twiddle between
+ * passes. */
+#ifndef NTT_F64_TWIDDLES
+#define NTT_F64_TWIDDLES 0
+#endif
+#ifndef NTT_F64_FACTORS
+#define NTT_F64_FACTORS 0
+#endif
+DEVICE fr_t ntt_product(fr_t x, fr_t w, u32 mask, u32 k) {
+#ifdef HAS_F64
+  if ((mask >> k) & 1) return fr_mul_f64_body(x, w);
+#endif
+  return fr_mul_body(x, w);
+}
+
+/* The butterfly of a unit's k-th product (k < 4). */
+DEVICE void ntt_butterfly(fr_t *a, fr_t *b, fr_t w, u32 k) {
+  fr_t t = ntt_product(*b, w, NTT_F64_TWIDDLES, k);
   *b = fr_sub(*a, t);
   *a = fr_add(*a, t);
 }
@@ -148,12 +165,13 @@ KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL
 }
 
 /* Element e of the pass's tile as read from the array: the first pass's input (bit-reversed), a later pass's element
- * times its twiddle between passes. */
+ * times its twiddle between passes (k: the element's place in its unit). */
 DEVICE fr_t ntt_load(GLOBAL const fr_t *src, GLOBAL const fr_t *factors, u32 group, u32 e, u32 log_n, u32 first,
-                     u32 r, u32 c) {
+                     u32 r, u32 c, u32 k) {
   if (first == 0) return ntt_read(src, ntt_head_source(group, e, log_n, r, c));
   u32 chunk = group & ((1u << (first - c)) - 1);
-  return fr_mul_body(ntt_read(src, ntt_index(group, e, first, r, c)), ntt_read(factors, (chunk << (r + c)) | e));
+  return ntt_product(ntt_read(src, ntt_index(group, e, first, r, c)), ntt_read(factors, (chunk << (r + c)) | e),
+                     NTT_F64_FACTORS, k);
 }
 
 /* Stages first … first + r − 1 of the transform of src into dst (n = 2^log_n), one tile of 2^(r+c) elements per
@@ -187,13 +205,15 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
       if (round == 0) {
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);
-          x[k] = e < (1u << t) ? ntt_load(src, factors, group, e, log_n, first, r, c) : fr_zero();
+          x[k] = e < (1u << t) ? ntt_load(src, factors, group, e, log_n, first, r, c, k) : fr_zero();
         }
       } else {
         UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_GET(x[k], e0 + (k << low));
       }
-      /* Multipliers are read where they are used: read ahead of the products (to overlap their latencies), they
-       * made ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an H200 instead of 3). */
+      /* The first pass's load scale, in a loop of its own: multiplied inside the loop of loads (or in ntt_load),
+       * it cost ptxas 4 bytes of spills. Multipliers are read where they are used: read ahead of the products (to
+       * overlap their latencies), they made ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an
+       * H200 instead of 3). */
       if (round == 0) {
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);
@@ -206,13 +226,13 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         ntt_butterfly_1(&x[0], &x[1]);
         ntt_butterfly_1(&x[2], &x[3]);
         ntt_butterfly_1(&x[0], &x[2]);
-        ntt_butterfly(&x[1], &x[3], ntt_read(tw, 1u << (NTT_TILE_LOG - 2)));
+        ntt_butterfly(&x[1], &x[3], ntt_read(tw, 1u << (NTT_TILE_LOG - 2)), 3);
       } else if (radix4) {
         fr_t w = ntt_read(tw, j0 << (NTT_TILE_LOG - 1 - q));
-        ntt_butterfly(&x[0], &x[1], w);
-        ntt_butterfly(&x[2], &x[3], w);
-        ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 2 - q)));
-        ntt_butterfly(&x[1], &x[3], ntt_read(tw, (j0 + (1u << q)) << (NTT_TILE_LOG - 2 - q)));
+        ntt_butterfly(&x[0], &x[1], w, 0);
+        ntt_butterfly(&x[2], &x[3], w, 1);
+        ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 2 - q)), 2);
+        ntt_butterfly(&x[1], &x[3], ntt_read(tw, (j0 + (1u << q)) << (NTT_TILE_LOG - 2 - q)), 3);
       } else if (r > 0 && q == 0) { /* one stage of twiddle 1: on bit 0 (pairs 0–1, 2–3) or on bit 1 (0–2, 1–3) */
         if (low == s) {
           ntt_butterfly_1(&x[0], &x[1]);
@@ -223,8 +243,8 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         }
       } else if (r > 0) { /* the odd last stage, on bit low + 1 */
         u32 j1 = ((e0 + (1u << low)) >> c) & ((1u << q) - 1);
-        ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 1 - q)));
-        ntt_butterfly(&x[1], &x[3], ntt_read(tw, j1 << (NTT_TILE_LOG - 1 - q)));
+        ntt_butterfly(&x[0], &x[2], ntt_read(tw, j0 << (NTT_TILE_LOG - 1 - q)), 0);
+        ntt_butterfly(&x[1], &x[3], ntt_read(tw, j1 << (NTT_TILE_LOG - 1 - q)), 1);
       }
       if (last) {
         UNROLL for (u32 k = 0; k < 4; k++) {

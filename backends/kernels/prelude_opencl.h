@@ -4,6 +4,7 @@
 
 typedef uint u32;
 typedef int i32;
+typedef long i64;
 typedef ulong u64;
 typedef ulong limb_t;
 #define LIMB_BITS 64
@@ -79,3 +80,11 @@ DEVICE limb_t addc(limb_t a, limb_t b, limb_t *cc) { return a + b + *cc; }
 DEVICE limb_t sub_cc(limb_t a, limb_t b, limb_t *cc) { return sub3_cc(a, b, 0, cc); }
 DEVICE limb_t subc_cc(limb_t a, limb_t b, limb_t *cc) { return sub3_cc(a, b, *cc, cc); }
 DEVICE limb_t subc(limb_t a, limb_t b, limb_t *cc) { return a - b - *cc; }
+
+/* The FP64 pipe (field_f64.c), where the device has doubles: a double's bits as an integer, and back. */
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define HAS_F64 1
+DEVICE u64 f64_bits(double x) { return as_ulong(x); }
+DEVICE double bits_f64(u64 b) { return as_double(b); }
+#endif

@@ -102,6 +102,7 @@ def device_info(cl: ModuleType, device: Any) -> DeviceInfo:
         "compute_units": device.max_compute_units,
         "global_mem_bytes": device.global_mem_size,
         "max_alloc_bytes": device.max_mem_alloc_size,
+        "fp64": "cl_khr_fp64" in device.extensions.split(),
     }
     return DeviceInfo(
         device.name.strip(),
@@ -111,6 +112,7 @@ def device_info(cl: ModuleType, device: Any) -> DeviceInfo:
         device.global_mem_size,
         device.max_mem_alloc_size,
         facts,
+        fp64=facts["fp64"],
     )
 
 

@@ -68,12 +68,17 @@ def timed(backend: CudaBackend, call: Any, repeat: int) -> tuple[float, float, f
     return first, statistics.median(walls), statistics.median(device), result
 
 
+MUL_KERNELS = ("mul", "mul2", "int", "f64", "mixed", "mixed3")
+MUL_PRODUCTS = {"mixed3": 3}  # products a round, where not 2
+
+
 def field_mul_rate(
     backend: CudaBackend, curve: Any, field: str, rounds: int = 512, threads: int = 2048, kernel: str = "mul"
 ) -> float:
     """Field multiplications per second of device time: the field_ops program's ``<field>_<kernel>_throughput``
-    kernel (``mul``, or ``mul2``: the two products in one call) over ``threads`` per multiprocessor, in blocks of up
-    to 128 (median of 3)."""
+    kernel over ``threads`` per multiprocessor, in blocks of up to 128 (median of 3). Kernels (field_ops.c): ``mul``,
+    ``mul2`` (the two products in one call), ``int`` (inlined), ``f64`` (the FP64 pipe's), ``mixed`` (one on each
+    pipe), ``mixed3`` (one integer, two FP64)."""
     n = threads * backend.describe()["multiprocessors"]
     name = f"{field}_{kernel}_throughput"
     values = random_scalars(curve.r, n, seed=1)  # < r < q: valid in both fields
@@ -90,7 +95,7 @@ def field_mul_rate(
     for _ in range(3):
         backend._call(queue)
         seconds.append(backend.last_kernel_seconds[name])
-    return 2 * rounds * n / statistics.median(seconds)
+    return MUL_PRODUCTS.get(kernel, 2) * rounds * n / statistics.median(seconds)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,8 +110,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--kernels", action="store_true", help="print the device ms of each kernel of an MSM")
     parser.add_argument("--field-mul", action="store_true", help="Fq and Fr multiplications per second")
     parser.add_argument(
-        "--mul-threads", default="", help="Fr products per second at these threads per SM (e.g. 256,768,2048), mul/mul2"
+        "--mul-threads", default="", help="Fr products per second at these threads per SM (e.g. 256,768,2048)"
     )
+    parser.add_argument("--mul-kernels", default="mul,mul2", help=f"with --mul-threads, of {','.join(MUL_KERNELS)}")
     parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-maxrregcount=168")
     parser.add_argument("--parallel-items", type=int, default=None, help="bucket work-items per multiprocessor")
     parser.add_argument("--shifted-max", type=int, default=None, help="shifted bases up to 2^N points, every curve")
@@ -114,6 +120,9 @@ def main(argv: list[str] | None = None) -> int:
     cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
     if args.shifted_max is not None:
         gpu_bases.SHIFTED_MAX_POINTS.update(dict.fromkeys(gpu_bases.SHIFTED_MAX_POINTS, 1 << args.shifted_max))
+    kernels = [k for k in args.mul_kernels.split(",") if k]
+    if unknown := set(kernels) - set(MUL_KERNELS):
+        parser.error(f"--mul-kernels: unknown {', '.join(sorted(unknown))}; known: {', '.join(MUL_KERNELS)}")
     backend = CudaBackend()
     if args.parallel_items and backend.is_available():
         backend.parallel_items = args.parallel_items * backend.describe()["multiprocessors"]
@@ -140,9 +149,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<10}{field} mul {rate:.3e} /s (device)", flush=True)
                 rows.append({"curve": name, "op": f"{field} mul", "per_second": rate})
         for threads in [int(t) for t in args.mul_threads.split(",") if t]:
-            rates = [field_mul_rate(backend, curve, "fr", threads=threads, kernel=k) for k in ("mul", "mul2")]
-            print(f"{name:<10}fr mul at {threads:5d} threads/SM: {rates[0]:.3e} /s, paired {rates[1]:.3e} /s")
-            rows.append({"curve": name, "op": "fr mul", "threads": threads, "per_second": rates[0], "paired": rates[1]})
+            rates = {k: field_mul_rate(backend, curve, "fr", threads=threads, kernel=k) for k in kernels}
+            shown = ", ".join(f"{k} {rate:.3e}" for k, rate in rates.items())
+            print(f"{name:<10}fr products at {threads:5d} threads/SM, per second: {shown}", flush=True)
+            rows.append({"curve": name, "op": "fr mul", "threads": threads, **rates})
         for group, sizes in (("g1", log_range(args.msm)), ("g2", log_range(args.msm_g2))):
             if not sizes:
                 continue

@@ -16,6 +16,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
 from cuzk.backends.gpu.backend import DeviceBackend
+from cuzk.backends.gpu.context import DeviceContext, Finish
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.opencl import OpenCLBackend
 from cuzk.backends.protocol import Backend, KeptScalars
@@ -536,6 +537,35 @@ def test_field_ops(backend: DeviceBackend, curve: Curve, field: str, rng: random
         backend.field_op(curve, field, "inverse", limbs.ints_to_limbs([3, 0], L))
     empty = np.zeros((0, L), dtype=np.uint64)
     assert backend.field_op(curve, field, "mul", empty, empty).shape == (0, L)
+
+
+@pytest.mark.parametrize("field", ["fr", "fq"])
+def test_mul_f64(backend: DeviceBackend, curve: Curve, field: str, rng: random.Random) -> None:
+    """The multiplication on the FP64 pipe (field_f64.c) gives the integer one's a·b·R⁻¹ mod p: every pair of edge
+    operands (0, 1, p − 1, values whose 51-bit digits are all ones: the largest halves and columns) and 2,000 random
+    pairs (results odd and even before the halving of a 256-bit R)."""
+    if not backend.context.info.fp64:
+        pytest.skip(f"{backend.name}: the device has no doubles (cl_khr_fp64), so no FP64 multiplication")
+    p = curve.r if field == "fr" else curve.q
+    L = limbs.limb_count(p)
+    R = 1 << (64 * L)
+    digits = [(1 << (51 * k)) - 1 for k in range(1, 8)]
+    edges = list(dict.fromkeys(v % p for v in [0, 1, 2, 3, p - 1, p - 2, p // 2, 2**64 - 1, R, *digits]))
+    pairs = [(x, y) for x in edges for y in edges]
+    pairs += [(rng.randrange(p), rng.randrange(p)) for _ in range(2000)]
+    a = limbs.ints_to_limbs([x for x, _ in pairs], L)
+    b = limbs.ints_to_limbs([y for _, y in pairs], L)
+    r_inv = pow(R, -1, p)
+
+    def queue(ctx: DeviceContext) -> Finish[np.ndarray]:
+        out = ctx.buffer(a.nbytes)
+        n = np.uint32(len(a))
+        ctx.launch(curve, "field_ops", f"{field}_mul_f64_pairs", len(a), ctx.upload(a), ctx.upload(b), out, n)
+        return ctx.read_later(out, a.shape)
+
+    got = backend._call(queue)
+    expected = limbs.ints_to_limbs([x * y * r_inv % p for x, y in pairs], L)
+    np.testing.assert_array_equal(got, expected)
 
 
 # --- large, slow --------------------------------------------------------------------------------------------------

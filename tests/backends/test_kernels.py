@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.backends.kernels import APIS, CUDA, OPENCL, PROGRAMS, Api, KernelConstantError, field_constants, generate
-from cuzk.backends.kernels.constants import limb_words, words_value
+from cuzk.backends.kernels.constants import DIGIT_BITS, limb_words, words_value
 from cuzk.backends.kernels.generate import template_text
 from cuzk.reference.curves import Curve
 from cuzk.reference.ntt import domain_root
@@ -84,6 +84,14 @@ def test_field_macros_are_the_montgomery_constants(curve: Curve, api: Api) -> No
         assert inv * p % (1 << w) == (1 << w) - 1  # −p⁻¹ mod 2^w
         assert words_value(words(defined[f"{prefix}_P_MINUS_2"]), w) == p - 2
         assert len(words(defined[f"{prefix}_P"])) == n
+        # the FP64 multiplication's digits (field_f64.c): R' = 2^(51·D) = R·2^s, p and 2^s·p below R'
+        d, shift = int(defined[f"{prefix}_DIGITS"]), int(defined[f"{prefix}_DIGIT_SHIFT"])
+        assert d * DIGIT_BITS == n * w + shift and -1 <= shift < DIGIT_BITS
+        assert p << max(shift, 0) < 1 << (DIGIT_BITS * d)
+        p_digits = [int(x, 16) for x in re.findall(r"0x([0-9a-f]+)", defined[f"{prefix}_P_DIGITS"])]
+        assert len(p_digits) == d and max(p_digits) < 1 << DIGIT_BITS and words_value(p_digits, DIGIT_BITS) == p
+        inv_digit = int(re.findall(r"0x([0-9a-f]+)", defined[f"{prefix}_INV_DIGIT"])[0], 16)
+        assert inv_digit * p % (1 << DIGIT_BITS) == (1 << DIGIT_BITS) - 1  # −p⁻¹ mod 2^51
 
 
 @pytest.mark.parametrize("api", API_LIST, ids=lambda a: a.name)
@@ -158,7 +166,10 @@ def test_no_carry_bound_is_checked() -> None:
 
 
 CUDA_SHIM = """
+#include <cmath>
 #include <cstddef>
+#include <cstring>
+using std::fma;
 #define __global__
 #define __device__
 #define __forceinline__ inline
@@ -174,6 +185,8 @@ static cuzk_dim3 blockIdx, blockDim, threadIdx;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned old = *p; *p += v; return old; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
+static inline long long __double_as_longlong(double x) { long long b; std::memcpy(&b, &x, 8); return b; }
+static inline double __longlong_as_double(long long b) { double x; std::memcpy(&x, &b, 8); return x; }
 """
 
 
