@@ -31,11 +31,14 @@ T = TypeVar("T")
 
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
-# From 2^21 elements on, later passes of 8 stages and a first pass of the rest (8 + 8 + 8 for 2^24, 6 + 8 + 8 for
-# 2^22): every pass then moves runs of 4 elements or more (128 bytes). On an H200 (BLS12-381) a 2^24 transform took
-# 4.51 ms so against 4.60 in 10 + 7 + 7 stages, 2^22 1.09 against 1.10 in 7 + 7 + 8; 2^20 took 0.263 ms in 10 + 10,
-# 0.274 in 6 + 7 + 7 (docs/performance.md, eighth round).
+# From 2^23 elements on, later passes of 8 stages and a first pass of the rest (8 + 8 + 8 for 2^24): every pass then
+# moves runs of 4 elements or more (128 bytes). On an H200 (BLS12-381) a 2^24 transform took 4.51 ms so against 4.60
+# in 10 + 7 + 7 stages (docs/performance.md, eighth and ninth rounds). At 2^21 and 2^22 a first pass of 10 stages
+# and the rest in two was the faster or as fast: 2^21 took 0.537 ms in 10 + 6 + 5 against 0.556 in 5 + 8 + 8, 2^22
+# 1.081 in 10 + 6 + 6 against 1.084 in 6 + 8 + 8 (ninth round, the same in the eighth); 2^20 took 0.263 ms in
+# 10 + 10, 0.274 in 6 + 7 + 7.
 RUNS_FROM_LOG = 21
+FULL_FIRST_TO_LOG = 22
 RUN_STAGES = 8
 # Below 2^21, once the copies in and out were gone, the first pass of 10 stages was the faster: 2^18 in 10 + 8 took
 # 0.068 ms against 0.072 in 9 + 9, 2^19 0.134 against 0.137. Up to 2^16 (from 2^11: two passes either way), tiles of
@@ -107,7 +110,8 @@ def passes(log_n: int, max_stages: int = TILE_LOG, stages: Sequence[int] | None 
     (2^(r+c) ≤ 2^max_stages): in a later pass the groups' elements lie in runs of 2^c consecutive ones, in the first
     (which reads its input bit-reversed) the groups' inputs do. ``stages`` gives the r of each pass. By default:
 
-    - from 2^RUNS_FROM_LOG on, the fewest passes of RUN_STAGES after a first pass of the rest (up to 10);
+    - above 2^FULL_FIRST_TO_LOG, the fewest passes of RUN_STAGES after a first pass of the rest (up to 10);
+    - from 2^RUNS_FROM_LOG to 2^FULL_FIRST_TO_LOG, a first pass of 10 stages and two of the rest, the longer first;
     - above 2^SMALL_LOG, a first pass of 10 stages and a second of the rest;
     - from 2^11 to 2^SMALL_LOG, two passes in tiles of 2^9, split evenly, the shorter first;
     - up to 2^10, one pass.
@@ -115,9 +119,12 @@ def passes(log_n: int, max_stages: int = TILE_LOG, stages: Sequence[int] | None 
     A max_stages below 10 (smaller tiles in smaller work-groups) gives the fewest passes of at most that, split
     evenly, the shorter first: tests of several passes on small inputs, and plans for small transforms
     (``benchmarks/gpu/ntt_plans.py``)."""
-    if stages is None and max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG:
+    if stages is None and max_stages == TILE_LOG and log_n > FULL_FIRST_TO_LOG:
         later = -(-(log_n - TILE_LOG) // RUN_STAGES)  # the first pass takes up to TILE_LOG stages
         stages = [log_n - RUN_STAGES * later] + [RUN_STAGES] * later
+    elif stages is None and max_stages == TILE_LOG and log_n >= RUNS_FROM_LOG:
+        rest = log_n - TILE_LOG
+        stages = [TILE_LOG, rest - rest // 2, rest // 2]
     elif stages is None and max_stages == TILE_LOG and log_n > SMALL_LOG:
         stages = [TILE_LOG, log_n - TILE_LOG]
     elif stages is None:

@@ -119,11 +119,14 @@ def test_plan_rejects_bad_stage_counts() -> None:
 
 
 def test_plan_of_a_large_transform() -> None:
-    """3 passes for 2^21 … 2^26 (sppark needs 3 for 2^24, plus a bit reversal): later passes of 8 stages (runs of 4
-    elements), the first the rest; below 2^21 two passes, the first of 10 stages, and up to 2^16 two passes in tiles
-    of 2^9 (twice the groups), split evenly; up to 2^10 one pass."""
+    """3 passes for 2^21 … 2^26 (sppark needs 3 for 2^24, plus a bit reversal): from 2^23 later passes of 8 stages
+    (runs of 4 elements), the first the rest; at 2^21 and 2^22 a first pass of 10 stages and the rest in two, the
+    longer first; below 2^21 two passes, the first of 10 stages, and up to 2^16 two passes in tiles of 2^9 (twice
+    the groups), split evenly; up to 2^10 one pass."""
     assert ntt_device.passes(24) == [(0, 8, 2), (8, 8, 2), (16, 8, 2)]
-    assert ntt_device.passes(22) == [(0, 6, 4), (6, 8, 2), (14, 8, 2)]
+    assert ntt_device.passes(23) == [(0, 7, 3), (7, 8, 2), (15, 8, 2)]
+    assert ntt_device.passes(22) == [(0, 10, 0), (10, 6, 4), (16, 6, 4)]
+    assert ntt_device.passes(21) == [(0, 10, 0), (10, 6, 4), (16, 5, 5)]
     assert ntt_device.passes(25) == [(0, 9, 1), (9, 8, 2), (17, 8, 2)]
     assert ntt_device.passes(20) == [(0, 10, 0), (10, 10, 0)]
     assert ntt_device.passes(19) == [(0, 10, 0), (10, 9, 1)]
@@ -137,7 +140,7 @@ def test_plan_of_a_large_transform() -> None:
         count = 1 + -(-(log_n - 10) // 8) if log_n >= ntt_device.RUNS_FROM_LOG else max(1, -(-log_n // 10))
         assert sum(r for _, r, _ in plan) == log_n and len(plan) == count
         later = [r for _, r, _ in plan[1:]]
-        assert all(r + c <= 10 for _, r, c in plan) and later == sorted(later)
+        assert all(r + c <= 10 for _, r, c in plan) and later == sorted(later, reverse=True)
 
 
 # --- large, slow --------------------------------------------------------------------------------------------------
