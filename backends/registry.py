@@ -183,29 +183,37 @@ def get_backend(name: str | None = None) -> Backend:
     global _fallback_warned
     source = "argument" if name is not None else ENV_BACKEND
     requested = (name if name is not None else os.environ.get(ENV_BACKEND, "")).strip().lower() or AUTO
-    entries = discover()
-    if requested == AUTO:
-        chosen, skipped = auto_choice(entries)
-        if chosen is None:
-            reasons = "; ".join(f"{e.name}: {e.reason}" for e in skipped) or "no backend is registered"
-            raise BackendUnavailableError(AUTO, f"no registered backend can run ({reasons})")
-        if skipped and not _fallback_warned:
-            _fallback_warned = True
-            why = "; ".join(f"{e.name} ({e.reason})" for e in skipped)
-            warnings.warn(
-                f"cuzk: auto-selected backend {chosen.name!r}; faster backends are registered but cannot run: {why}",
-                BackendFallbackWarning,
-                stacklevel=2,
-            )
-        assert chosen.backend is not None
-        return chosen.backend
-    if requested not in entries:
-        raise UnknownBackendError(requested, [*(e.name for e in _ranked(entries)), AUTO], source=source)
-    entry = entries[requested]
-    if not entry.available:
-        raise BackendUnavailableError(requested, entry.reason or "unknown reason")
-    assert entry.backend is not None
-    return entry.backend
+    if requested != AUTO:
+        return _named(requested, source)
+    chosen, skipped = auto_choice(discover())
+    if chosen is None:
+        reasons = "; ".join(f"{e.name}: {e.reason}" for e in skipped) or "no backend is registered"
+        raise BackendUnavailableError(AUTO, f"no registered backend can run ({reasons})")
+    if skipped and not _fallback_warned:
+        _fallback_warned = True
+        why = "; ".join(f"{e.name} ({e.reason})" for e in skipped)
+        warnings.warn(
+            f"cuzk: auto-selected backend {chosen.name!r}; faster backends are registered but cannot run: {why}",
+            BackendFallbackWarning,
+            stacklevel=2,
+        )
+    assert chosen.backend is not None
+    return chosen.backend
+
+
+def _named(requested: str, source: str) -> Backend:
+    """The backend registered as ``requested``, loading that entry point alone (the first registered under the
+    name, as :func:`discover` takes it): ``get_backend("cpu")`` does not import or probe the GPU backends."""
+    ep = next((ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == requested), None)
+    if ep is None:
+        raise UnknownBackendError(requested, [*(e.name for e in _ranked(discover())), AUTO], source=source)
+    backend, reason = _load(ep, device_index())
+    if backend is not None:
+        reason = _availability(backend)
+    if reason is not None:
+        raise BackendUnavailableError(requested, reason)
+    assert backend is not None
+    return backend
 
 
 def backend_table() -> list[BackendRow]:

@@ -91,6 +91,34 @@ def test_environment_beats_auto(monkeypatch: pytest.MonkeyPatch, install_plugin)
     assert registry.get_backend().name == "thirdparty"  # empty means auto
 
 
+COUNTING = """
+from cuzk.backends.reference import ReferenceBackend
+
+MADE = []
+
+
+class CountedBackend(ReferenceBackend):
+    name = "counted"
+    priority = 1000
+
+    def __init__(self, device=None):
+        MADE.append(device)
+        super().__init__(device=device)
+"""
+
+
+def test_a_named_backend_loads_no_other(install_plugin) -> None:
+    """get_backend("reference") imports and makes that backend alone (the engine asks for "cpu" beside a GPU
+    backend, and should not probe the GPUs again); auto makes every registered one, once."""
+    module = install_plugin(COUNTING, {"counted": "CountedBackend"})
+    assert registry.get_backend("reference").name == "reference"
+    assert module not in sys.modules  # not even imported
+    assert registry.get_backend("counted").name == "counted"
+    assert sys.modules[module].MADE == [None]
+    assert registry.get_backend().name == "counted"  # auto: the highest priority, the instance already made
+    assert sys.modules[module].MADE == [None]
+
+
 def test_unknown_name_lists_the_known_ones(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(UnknownBackendError) as err:
         registry.get_backend("quantum")
