@@ -70,10 +70,11 @@ DEVICE ${g}_xyzz_t ${g}_mdbl(${g}_affine_t a) {
 }
 
 /* P + A for an affine A (not infinity), madd-2008-s; P = A doubles, P = −A gives infinity. With CUZK_PAIRED_MUL
- * (an experiment for the bucket kernel) its ten products go as five independent pairs, each one call. */
+ * (chosen per curve by generate.paired_mul: BLS12-381's G1 on CUDA) its ten products go as five independent pairs,
+ * each one call. */
 DEVICE ${g}_xyzz_t ${g}_madd(${g}_xyzz_t p, ${g}_affine_t a) {
   if (${g}_is_infinity(p)) return ${g}_from_affine(a);
-#ifdef CUZK_PAIRED_MUL
+#if CUZK_PAIRED_MUL
   ${f}_pair_t u = ${f}_mul2(a.x, p.zz, a.y, p.zzz);
   ${f}_t pp = ${f}_sub(u.first, p.x);
   ${f}_t rr = ${f}_sub(u.second, p.y);

@@ -153,6 +153,19 @@ def template_files(program: str, api: Api) -> list[str]:
     return files
 
 
+def paired_mul(api: Api, program: str, cc: CurveConstants) -> bool:
+    """Whether the mixed additions of a G1 program multiply in independent pairs (ec.c, CUZK_PAIRED_MUL): on an H200
+    that made BLS12-381's G1 bucket sums 3.5 % faster (Fq of 12 limbs: 2^24 in 114.7 ms against 117.8) and BN254's
+    4–5 % slower (8 limbs), docs/performance.md, ninth round. Measured on CUDA only; G2 not measured."""
+    return api is CUDA and program == "msm_g1" and cc.fq.limbs >= 12
+
+
+def build_choices(api: Api, program: str, cc: CurveConstants) -> str:
+    """The build options chosen per API, program and curve by measurement; each is a default a -D option overrides
+    (e.g. ``--nvrtc=-DCUZK_PAIRED_MUL=0``)."""
+    return f"#ifndef CUZK_PAIRED_MUL\n#define CUZK_PAIRED_MUL {int(paired_mul(api, program, cc))}\n#endif\n"
+
+
 @cache
 def generate(curve: Curve, api: Api, program: str) -> str:
     """The complete source of ``program`` (a key of :data:`PROGRAMS`) for ``curve`` and ``api``."""
@@ -160,6 +173,7 @@ def generate(curve: Curve, api: Api, program: str) -> str:
         raise KeyError(f"unknown kernel program {program!r}; known: {', '.join(PROGRAMS)}")
     cc = curve_constants(curve, api.limb_bits)
     parts = [header(api, curve, program), template_text(api.prelude), constant_macros(api, cc)]
+    parts.append(build_choices(api, program, cc))
     for name, substitutions in PROGRAMS[program]:
         if name == "fr_tables":
             parts.append(fr_tables(api, cc))
@@ -174,9 +188,11 @@ __all__ = [
     "OPENCL",
     "PROGRAMS",
     "Api",
+    "build_choices",
     "constant_macros",
     "fr_tables",
     "generate",
+    "paired_mul",
     "template_files",
     "template_text",
 ]

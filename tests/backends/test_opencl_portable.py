@@ -19,7 +19,7 @@ from cuzk.backends.opencl import device as opencl_device
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import Curve
 
-VARIANTS = ["CUZK_NO_INT128", "CUZK_PAIRED_MUL"]
+VARIANTS = ["CUZK_NO_INT128", "CUZK_PAIRED_MUL 1"]
 
 
 @pytest.fixture(scope="module", params=VARIANTS)
