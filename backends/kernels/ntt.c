@@ -120,8 +120,8 @@ DEVICE fr_t ntt_read(GLOBAL const fr_t *table, u32 i) {
 }
 
 /* Which products go to the FP64 pipe's multiplication (field_f64.c) instead of the integer one: bit k of
- * NTT_F64_TWIDDLES for a radix-4 round's k-th butterfly, bit k of NTT_F64_FACTORS for element k's twiddle between
- * passes. */
+ * NTT_F64_TWIDDLES for a round's k-th butterfly with a twiddle (0 … 3 in a radix-4 round, 0 and 1 in an odd last
+ * stage), bit k of NTT_F64_FACTORS for element k's twiddle between passes. */
 #ifndef NTT_F64_TWIDDLES
 #define NTT_F64_TWIDDLES 0
 #endif
