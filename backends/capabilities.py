@@ -13,7 +13,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.checks import CurveLike
-from cuzk.reference.curves import Curve
+from cuzk.reference.curves import Curve, curve_by_name
 
 Reduction = Literal["libsnark", "circom"]  # the values of cuzk.reference.qap.Reduction
 FieldName = Literal["fr", "fq"]
@@ -25,8 +25,14 @@ MSM_BATCH = "msm_batch"  # msm_batch: several MSMs of one group in one call (one
 COMPUTE_H = "compute_h"  # compute_h: the QAP quotient H fused on the device (NTTs and pointwise products)
 WINDOW = "window"  # the window= argument is honoured exactly (without it, window is a hint and may be ignored)
 FIELD_OPS = "field_ops"  # field_op: element-wise Fr/Fq arithmetic, for the conformance field vectors
-KEPT_SCALARS = "kept_scalars"  # keep_scalars, compute_h_kept: scalars left on the device for msm_prepared/msm_batch
-CAPABILITIES = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS})
+KEPT_SCALARS = "kept_scalars"  # keep_scalars, compute_h_kept: scalars checked once, kept for msm_prepared/msm_batch
+SPARSE = "sparse"  # prepare_sparse + sparse_product: a sparse matrix over Fr times a vector (A·z, B·z, C·z)
+FIXED_BASE = "fixed_base"  # generator_multiples: [k_i]·G for the generator G of G1 or G2 (a setup's points)
+TIMINGS = "timings"  # last_internal_seconds/_intervals, last_batch_seconds: the compute time of the last call
+DEVICE = "device"  # computes on a device beside the host: host-side work (small MSMs, the witness) goes elsewhere
+CAPABILITIES = frozenset(
+    {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
+)
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
 UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
@@ -68,6 +74,26 @@ class KeptScalars:
             raise TypeError(f"kept scalars take contiguous slices of rows, not {rows!r}")
         start, stop, _ = rows.indices(self.n)
         return replace(self, n=max(0, stop - start), first=self.first + start)
+
+
+@dataclass(frozen=True, eq=False)
+class SparseMatrix:
+    """A matrix over Fr made ready once by ``prepare_sparse`` (``rows`` × ``columns``) for many products;
+    ``payload`` is the backend's own."""
+
+    backend: str
+    curve: Curve
+    rows: int
+    columns: int
+    payload: Any
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with the curve's name (curves are singletons), so a matrix can go to a worker process."""
+        return _sparse_matrix, (self.backend, self.curve.name, self.rows, self.columns, self.payload)
+
+
+def _sparse_matrix(backend: str, curve: str, rows: int, columns: int, payload: Any) -> SparseMatrix:
+    return SparseMatrix(backend, curve_by_name(curve), rows, columns, payload)
 
 
 @runtime_checkable
@@ -152,6 +178,52 @@ class SupportsFieldOps(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsSparse(Protocol):
+    """Capability SPARSE: the witness side of a proof, A·z, B·z and C·z, as sparse matrix–vector products."""
+
+    def prepare_sparse(
+        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> SparseMatrix:
+        """A matrix in CSR form: row k's terms are ``columns[indptr[k]:indptr[k + 1]]`` (int64, each below
+        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``; terms are summed in that order."""
+        ...
+
+    def sparse_product(
+        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
+    ) -> np.ndarray:
+        """(rows, 4) canonical limbs: ⟨row k, z⟩ for every row of ``matrix``, zeros after its last row (``rows``
+        defaults to the matrix's rows); z has at least ``matrix.columns`` rows (an array, or kept by this backend)."""
+        ...
+
+
+@runtime_checkable
+class SupportsFixedBase(Protocol):
+    """Capability FIXED_BASE."""
+
+    def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
+        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i, as (n, 2, L) or (n, 2, 2, L)
+        canonical affine limbs (the identity as zeros): the points of a Groth16 setup."""
+        ...
+
+
+@runtime_checkable
+class SupportsTimings(Protocol):
+    """Capability TIMINGS: what the calling thread's last call computed, for the engine's timing levels."""
+
+    def last_internal_seconds(self) -> float | None:
+        """Seconds of the backend's own compute (device events, kernel time) in the calling thread's last call."""
+        ...
+
+    def last_internal_intervals(self) -> list[tuple[float, float]] | None:
+        """Where those seconds lie, as disjoint ``time.perf_counter()`` intervals; None when not known."""
+        ...
+
+    def last_batch_seconds(self) -> list[float] | None:
+        """The compute seconds of each MSM when the last call was an ``msm_batch``; None when not known."""
+        ...
+
+
 def has_capability(backend: object, capability: str) -> bool:
     """Whether ``backend`` declares the optional ``capability`` (one of CAPABILITIES)."""
     return capability in getattr(backend, "capabilities", frozenset())
@@ -166,22 +238,30 @@ __all__ = [
     "BINARY_FIELD_OPS",
     "CAPABILITIES",
     "COMPUTE_H",
+    "DEVICE",
     "FIELD_OPS",
+    "FIXED_BASE",
     "KEPT_SCALARS",
     "MSM_BATCH",
     "PREPARED_BASES",
     "REDUCTIONS",
+    "SPARSE",
+    "TIMINGS",
     "UNARY_FIELD_OPS",
     "WINDOW",
     "FieldName",
     "KeptScalars",
     "PreparedBases",
     "Reduction",
+    "SparseMatrix",
     "SupportsComputeH",
     "SupportsFieldOps",
+    "SupportsFixedBase",
     "SupportsKeptScalars",
     "SupportsMsmBatch",
     "SupportsPreparedBases",
+    "SupportsSparse",
+    "SupportsTimings",
     "backend_priority",
     "has_capability",
 ]

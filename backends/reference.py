@@ -18,13 +18,18 @@ from cuzk.backends import limbs
 from cuzk.backends.protocol import (
     COMPUTE_H,
     FIELD_OPS,
+    FIXED_BASE,
     MSM_BATCH,
     PREPARED_BASES,
+    SPARSE,
     WINDOW,
     BackendBase,
+    KeptScalars,
     PreparedBases,
+    SparseMatrix,
 )
 from cuzk.reference.curves import Curve
+from cuzk.reference.fixed_base import FixedBaseTable
 from cuzk.reference.msm import msm
 from cuzk.reference.ntt import ntt
 from cuzk.reference.qap import Reduction, witness_map
@@ -35,7 +40,15 @@ class ReferenceBackend(BackendBase):
 
     name = "reference"
     priority = 0
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE})
+
+    def __init__(self, *, device: int | None = None) -> None:
+        super().__init__(device=device)
+        self._tables: dict[tuple[str, str], FixedBaseTable] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without its fixed-base tables (points do not pickle; a worker process builds its own)."""
+        return {**self.__dict__, "_tables": {}}
 
     def describe(self) -> dict[str, Any]:
         try:
@@ -80,6 +93,28 @@ class ReferenceBackend(BackendBase):
             apply1 = {"neg": lambda x: -x, "square": lambda x: x.square(), "inverse": lambda x: x.inverse()}[op]
             out = [apply1(x) for x in xs]
         return limbs.field_to_limbs(F, out)
+
+    def _prepare_sparse(
+        self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> list[list[tuple[int, int]]]:
+        terms = list(zip(columns.tolist(), limbs.limbs_to_ints(coefficients), strict=True))
+        return [terms[start:stop] for start, stop in zip(indptr[:-1].tolist(), indptr[1:].tolist(), strict=True)]
+
+    def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
+        """⟨row k, z⟩ = Σ_j M_kj·z_j mod r, row by row (:func:`cuzk.reference.qap.evaluate_rows` on integers)."""
+        values = limbs.limbs_to_ints(z)
+        r = matrix.curve.r
+        sums = [sum(c * values[j] for j, c in row) % r for row in matrix.payload]
+        return limbs.ints_to_limbs(sums + [0] * (rows - len(sums)), limbs.FR_LIMBS)
+
+    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
+        """[k]G by the reference's fixed-base table (:class:`~cuzk.reference.fixed_base.FixedBaseTable`)."""
+        key = (curve.name, group)
+        if key not in self._tables:  # one table per generator: a setup asks for several batches of multiples
+            self._tables[key] = FixedBaseTable(limbs.group_of(curve, group).generator)
+        table = self._tables[key]
+        points = [table.mul(k) for k in limbs.limbs_to_ints(scalars)]
+        return limbs.points_to_limbs(curve, group, points).reshape(len(points), *limbs.point_shape(curve, group))
 
 
 __all__ = ["ReferenceBackend"]

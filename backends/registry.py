@@ -27,7 +27,7 @@ from cuzk.backends.errors import (
     InvalidDeviceError,
     UnknownBackendError,
 )
-from cuzk.backends.protocol import Backend, backend_priority
+from cuzk.backends.protocol import DEVICE, Backend, backend_priority, has_capability
 
 ENTRY_POINT_GROUP = "cuzk.backends"
 ENV_BACKEND = "CUZK_BACKEND"
@@ -216,6 +216,33 @@ def _named(requested: str, source: str) -> Backend:
     return backend
 
 
+def resolve_backend(backend: Backend | str | None) -> Backend:
+    """A backend object: ``backend`` itself, or the one :func:`get_backend` selects by a name (None: $CUZK_BACKEND,
+    else auto)."""
+    return get_backend(backend) if backend is None or isinstance(backend, str) else backend
+
+
+def host_backend(backend: Backend, capability: str | None = None) -> Backend:
+    """The backend for work the engine does on the host beside ``backend`` (the witness side of a proof, MSMs of a
+    few points, a setup's points), offering ``capability`` when one is named: ``backend`` itself when it computes on
+    the host (no DEVICE); else the cpu backend when it can run here; else the reference backend, which implements
+    every such capability in plain Python (the default implementation: a third-party backend gets every path)."""
+
+    def offers(candidate: Backend) -> bool:
+        return capability is None or has_capability(candidate, capability)
+
+    if not has_capability(backend, DEVICE) and offers(backend):
+        return backend
+    for name in ("cpu", "reference"):
+        try:
+            candidate = _named(name, "host")
+        except (BackendUnavailableError, UnknownBackendError):
+            continue
+        if offers(candidate):
+            return candidate
+    raise BackendUnavailableError("host", f"no backend that runs on the host offers {capability!r}")
+
+
 def backend_table() -> list[BackendRow]:
     """One row per registered backend, fastest first: name, availability, reason, priority, describe()."""
     rows = []
@@ -288,6 +315,8 @@ __all__ = [
     "format_backend_table",
     "format_backend_text",
     "get_backend",
+    "host_backend",
     "refresh",
     "registered_backends",
+    "resolve_backend",
 ]

@@ -7,7 +7,8 @@
 MSMs run on prepared bases (the engine's path: bases converted to Montgomery form once per proving key); the
 conversion is timed separately. Every benchmark warms up once, so the kernels are compiled (or loaded from the disk
 cache) before timing; ``test_compile_cold`` measures that compilation once, in a fresh process with an empty cache.
-Anchors (ANCHORS.md, same 2-core box): a whole BN254 Groth16 proof at 2^16 takes arkworks 0.37 s, snarkjs 1.41 s.
+Anchors (docs/performance.md, same 2-core box): a whole BN254 Groth16 proof at 2^16 takes arkworks 0.37 s, snarkjs
+1.41 s.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def test_msm(benchmark: Any, cpu: CpuBackend, inputs: SimpleNamespace, curve: Cu
     start = time.perf_counter()
     cpu.msm_prepared(handle, scalars)
     once = time.perf_counter() - start
-    benchmark.extra_info.update(n=n, threads=cpu.runtime().threads, window=cpu.runtime().msm.default_window(n))
+    benchmark.extra_info.update(n=n, threads=cpu.runtime().threads, window=cpu.runtime().msm.window_for_threads(n))
     benchmark.pedantic(cpu.msm_prepared, args=(handle, scalars), rounds=_rounds(once), iterations=1)
 
 

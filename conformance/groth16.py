@@ -3,7 +3,7 @@
 Each case is one circuit of :mod:`cuzk.reference.circuits` at a small size: its proving key (every query as affine
 limbs), the full assignment z, the QAP evaluations a, b, c of A·z, B·z, C·z on the domain, the reduction, and r, s.
 The output is the proof the reference computes — A‖B‖C as affine limbs and as compressed bytes. A backend passes
-when the engine's :class:`~cuzk.prover.Prover`, running every NTT and MSM of the proof on that backend, returns
+when the engine's :class:`~cuzk.engine.prover.Prover`, running every NTT and MSM of the proof on that backend, returns
 exactly those bytes: one check that covers H, the five MSMs and their assembly. Format: conformance/formats/groth16.md.
 """
 
@@ -131,7 +131,7 @@ def proving_key(curve: Curve, inp: dict[str, Any]) -> ProvingKey:
 
 
 def _prove(ctx: RunContext, curve: Curve, inp: dict[str, Any]) -> np.ndarray:
-    from cuzk.prover import Prover  # the engine; imported here because cuzk.prover imports the registry
+    from cuzk.engine.prover import Prover  # the engine; imported here because cuzk.engine.prover imports the registry
 
     pk = proving_key(curve, inp)
     z, a, b, c = (_read_fr(curve, inp[k], k) for k in ("z", "a", "b", "c"))

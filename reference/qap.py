@@ -80,17 +80,48 @@ def evaluate_rows(matrix: Matrix, z: list[Any], n: int) -> list[Any]:
     return values + [field.zero()] * (n - len(values))
 
 
-def lagrange_basis_at(field: Any, n: int, tau: Any) -> list[Any]:
-    """L_k(τ) for the n-point domain H = {ω^k}: L_k(τ) = ω^k·(τⁿ − 1) / (n·(τ − ω^k)), τ not in H."""
-    omega = domain_root(field, n)
+def batch_inverse(values: list[Any]) -> list[Any]:
+    """1/v for every v (none zero) with one inversion: Montgomery's trick ("Speeding the Pollard and elliptic curve
+    methods of factorization", 1987). With the prefix products P_k = v_0·…·v_k, 1/v_k = P_(k−1)·(1/P_k), and walking
+    back 1/P_(k−1) = v_k·(1/P_k): 3 products per value instead of an inversion each."""
+    if not values:
+        return []
+    prefix = [values[0]]
+    for v in values[1:]:
+        prefix.append(prefix[-1] * v)
+    inverse, out = prefix[-1].inverse(), list(values)
+    for k in range(len(values) - 1, 0, -1):
+        out[k] = inverse * prefix[k - 1]  # 1/v_k = P_(k−1)·(1/P_k)
+        inverse = inverse * values[k]  # 1/P_(k−1)
+    out[0] = inverse
+    return out
+
+
+def domain_generator(field: Any, n: int, root_of_unity: Any = None) -> Any:
+    """ω, the generator of the n-point domain H = {ω^k}: :func:`~cuzk.reference.ntt.domain_root`, or, when a primitive
+    2^S-th root of unity is given, its 2^S/n-th power. Both enumerate the same n points; a different root numbers
+    them differently (snarkjs's .zkey files use ffjavascript's root: see :mod:`cuzk.formats.domain`)."""
+    omega = domain_root(field, n)  # checks n
+    return omega if root_of_unity is None else root_of_unity ** ((1 << field.TWO_ADICITY) // n)
+
+
+def lagrange_basis_at(field: Any, n: int, tau: Any, *, root_of_unity: Any = None) -> list[Any]:
+    """L_k(τ) for the n-point domain H = {ω^k}: L_k(τ) = ω^k·(τⁿ − 1) / (n·(τ − ω^k)), τ not in H.
+
+    ω as :func:`domain_generator` says. The n divisions share one inversion (:func:`batch_inverse`) and the ω^k are
+    running products: the same values as dividing one by one, in O(n) products.
+    """
+    omega = domain_generator(field, n, root_of_unity)
     z_tau = tau**n - 1
     if z_tau.is_zero():
         raise ParameterError("τ lies in the evaluation domain; the QAP cannot be evaluated there")
-    basis, omega_k = [], field.one()
+    powers, omega_k = [], field.one()
     for _ in range(n):
-        basis.append(omega_k * z_tau / ((tau - omega_k) * n))
+        powers.append(omega_k)
         omega_k = omega_k * omega
-    return basis
+    scale = z_tau / n
+    inverses = batch_inverse([tau - omega_k for omega_k in powers])
+    return [omega_k * scale * inverse for omega_k, inverse in zip(powers, inverses, strict=True)]
 
 
 def qap_at(matrix: Matrix, num_variables: int, basis: list[Any]) -> list[Any]:
@@ -103,15 +134,19 @@ def qap_at(matrix: Matrix, num_variables: int, basis: list[Any]) -> list[Any]:
     return column_values
 
 
-def h_query_scalars(field: Any, n: int, tau: Any, reduction: Reduction) -> list[Any]:
+def h_query_scalars(field: Any, n: int, tau: Any, reduction: Reduction, *, root_of_unity: Any = None) -> list[Any]:
     """The field elements behind h_query, before division by δ and multiplication by the generator.
 
-    libsnark: τⁱ·Z(τ) for i < n − 1 (H has degree ≤ n − 2). circom: L_(2i+1)(τ) over the 2n-point domain, i < n.
+    libsnark: τⁱ·Z(τ) for i < n − 1 (H has degree ≤ n − 2), by running powers of τ. circom: L_(2i+1)(τ) over the
+    2n-point domain, i < n (numbered by ``root_of_unity`` as :func:`domain_generator` says).
     """
     if reduction is Reduction.LIBSNARK:
-        z_tau = tau**n - 1
-        return [tau**i * z_tau for i in range(n - 1)]
-    return lagrange_basis_at(field, 2 * n, tau)[1::2]
+        z_tau, power, scalars = tau**n - 1, field.one(), []
+        for _ in range(n - 1):
+            scalars.append(power * z_tau)
+            power = power * tau
+        return scalars
+    return lagrange_basis_at(field, 2 * n, tau, root_of_unity=root_of_unity)[1::2]
 
 
 def witness_map(a: list[Any], b: list[Any], c: list[Any], reduction: Reduction, *, ntt: NttFunction = ntt) -> list[Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.cli import main
-from cuzk.walkthrough import run_walkthrough
+from cuzk.cli.walkthrough import run_walkthrough
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "walkthrough.md"
 

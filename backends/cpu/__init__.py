@@ -4,18 +4,18 @@ Modules: :mod:`.params` (constants from the reference's curve data), :mod:`.emit
 arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as numba intrinsics), :mod:`.curve`
 (G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums;
 :mod:`.free_scalars` splits off the zeros and ones of a witness),
-:mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (many multiples of a
-generator, for a setup), :mod:`.clock` (the internal time of a call), :mod:`.jit` (numba options, disk cache), and
-:mod:`.sparse` (CSR matrices over Fr on limbs: the engine's witness side, :mod:`cuzk.witness`, which uses it
-whatever the backend, without a backend object).
+:mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (FIXED_BASE: many
+multiples of a generator, for a setup), :mod:`.sparse` (SPARSE: CSR matrices over Fr, the witness side of a proof,
+which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS: the internal time of a call) and
+:mod:`.jit` (numba options, disk cache). Kept scalars (KEPT_SCALARS) are a private copy of the checked array: the
+MSMs and sparse products that take them check nothing again.
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
-disk: about 53 s once per machine for every kernel of both curves, then about 1 s to load), when a backend method
-first needs them.
+disk once per machine, then loaded), when a backend method first needs them.
 
-Threads: ``threads`` (default: numba's NUMBA_NUM_THREADS, i.e. the usable cores) nogil kernels run on one
-:class:`~concurrent.futures.ThreadPoolExecutor`; calls from several Python threads at once are safe (the engine
-runs the G2 MSM beside the G1 MSMs).
+Threads: ``threads`` (default: $CUZK_THREADS, else numba's NUMBA_NUM_THREADS, i.e. the usable cores) nogil kernels
+run on one :class:`~concurrent.futures.ThreadPoolExecutor`; calls from several Python threads at once are safe (the
+engine runs the G2 MSM beside the G1 MSMs).
 
 Internal time: ``last_internal_seconds()`` is, for the calling thread's last call, the wall-clock seconds in which
 at least one of the call's compiled kernels was running (:mod:`.clock`): input validation, planning, allocation and
@@ -25,6 +25,7 @@ engine's overhead column (wrapper − internal) shows them.
 
 from __future__ import annotations
 
+import os
 import platform
 import threading
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from functools import cache, wraps
 from importlib import metadata
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -41,17 +43,23 @@ from cuzk.backends.cpu.clock import KernelClock, KernelPool
 from cuzk.backends.protocol import (
     COMPUTE_H,
     FIELD_OPS,
+    FIXED_BASE,
+    KEPT_SCALARS,
     MSM_BATCH,
     PREPARED_BASES,
+    SPARSE,
+    TIMINGS,
     WINDOW,
     BackendBase,
+    KeptScalars,
     PreparedBases,
-    check_group,
-    check_scalars,
+    SparseMatrix,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError, ParameterError, UnsatisfiedConstraintError
 
+PARALLEL_ROWS = 1 << 14  # field_op rows from which the work is shared among the pool's threads
+ENV_THREADS = "CUZK_THREADS"  # the default thread count of the cpu backend
 CLOCK = KernelClock()  # one per process: "the calling thread's last call" of any cpu backend instance
 
 
@@ -139,11 +147,15 @@ class CpuBackend(BackendBase):
 
     name = "cpu"
     priority = 100
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS})
+    capabilities = frozenset(
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
+    )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
         super().__init__(device=device)  # a GPU index: nothing to choose on the host
-        if threads is not None and (not isinstance(threads, int) or threads < 1):
+        if threads is None:
+            threads = threads_from_env()
+        if not (threads is None or (isinstance(threads, int) and threads >= 1)):
             raise ParameterError(f"threads must be a positive int or None (all cores), got {threads!r}")
         self._threads = threads
 
@@ -198,9 +210,11 @@ class CpuBackend(BackendBase):
         F = rt.curve(curve).fq.consts
         return rt.msm.prepare(bases, self._like(F, group), F, rt.pool, rt.threads)
 
-    def _msm_points(self, curve: Curve, group: str, points: Any, scalars: np.ndarray, window: int | None) -> np.ndarray:
+    def _msm_points(
+        self, curve: Curve, group: str, points: Any, scalars: np.ndarray | KeptScalars, window: int | None
+    ) -> np.ndarray:
         rt = self.runtime()
-        out = rt.free_scalars.msm_auto(points, scalars, window, rt.pool, rt.threads)
+        out = rt.free_scalars.msm_auto(points, _host(scalars), window, rt.pool, rt.threads)
         return out.reshape(limbs.point_shape(curve, group))
 
     @_measured
@@ -208,8 +222,8 @@ class CpuBackend(BackendBase):
         return self._msm_points(curve, group, self._prepare_bases(curve, group, bases), scalars, window)
 
     @_measured
-    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
-        return self._msm_points(handle.curve, handle.group, handle.payload, scalars, window)
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, window: int | None) -> np.ndarray:
+        return self._msm_points(handle.curve, handle.group, handle.payload, _host(scalars), window)
 
     @_measured
     def _msm_batch(
@@ -222,16 +236,35 @@ class CpuBackend(BackendBase):
     ) -> np.ndarray:
         return super()._msm_batch(curve, group, bases, scalars, windows)
 
-    # --- many multiples of a generator (not in the protocol: the engine's setup uses it when offered) ----------
+    # --- kept scalars: checked once, held as the array itself ---------------------------------------------------
 
-    def generator_multiples(self, curve: Curve | str, group: str, scalars: np.ndarray) -> np.ndarray:
-        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i: the points of a Groth16 setup,
-        as (n, 2, L) or (n, 2, 2, L) canonical affine limbs (the identity as zeros) equal to the reference's."""
-        c, g = self._ready(curve), check_group(group)
-        check_scalars(c, scalars)
-        with self._measure():
-            flat = self.runtime().generator_table(c, g)(scalars)
-        return flat.reshape(len(scalars), *limbs.point_shape(c, g))
+    @_measured
+    def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
+        """A private copy of the checked scalars (what a device's upload is to a GPU backend): later changes to the
+        caller's array do not reach the MSMs that read it."""
+        return KeptScalars(self.name, curve, len(scalars), self.runtime().pool.call(np.array, scalars, np.uint64))
+
+    @_measured
+    def _compute_h_kept(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
+        h = self._compute_h(curve, _host(a), _host(b), _host(c), reduction)
+        return KeptScalars(self.name, curve, len(h), h)
+
+    # --- the witness side: sparse products (:mod:`.sparse`) and a setup's fixed-base multiples ------------------
+
+    def _prepare_sparse(
+        self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> Any:
+        from cuzk.backends.cpu.sparse import CsrMatrix
+
+        return CsrMatrix.from_csr(indptr, columns, coefficients, curve.r, num_columns)
+
+    def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
+        return matrix.payload.product(np.ascontiguousarray(_host(z)), rows)
+
+    @_measured
+    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
+        flat = self.runtime().generator_table(curve, group)(scalars)
+        return flat.reshape(len(scalars), *limbs.point_shape(curve, group))
 
     # --- NTT and H ----------------------------------------------------------------------------------------------
 
@@ -262,7 +295,33 @@ class CpuBackend(BackendBase):
             row = int(np.argmin(a.any(axis=1)))
             raise NotInvertibleError(f"a[{row}]: 0 has no inverse in {curve.name}.{field.capitalize()}")
         consts = (params.fr if field == "fr" else params.fq).consts
-        return rt.pool.call(rt.fieldops.field_op, consts, op, a, b)
+        if len(a) < PARALLEL_ROWS or rt.threads == 1:
+            return rt.pool.call(rt.fieldops.field_op, consts, op, a, b)
+        edges = np.linspace(0, len(a), rt.threads + 1).astype(np.int64).tolist()
+
+        def rows(lo: int, hi: int) -> np.ndarray:
+            return rt.fieldops.field_op(consts, op, a[lo:hi], None if b is None else b[lo:hi])
+
+        parts = rt.pool.map(lambda span: rows(*span), list(pairwise(edges)))
+        return np.concatenate(parts)
 
 
-__all__ = ["CpuBackend", "QuotientNotDivisibleError"]
+def _host(scalars: np.ndarray | KeptScalars) -> np.ndarray:
+    """The rows of scalars given as an array or kept by this backend (the kept array, from row ``first``)."""
+    if isinstance(scalars, KeptScalars):
+        return scalars.payload[scalars.first : scalars.first + scalars.n]
+    return scalars
+
+
+def threads_from_env() -> int | None:
+    """The thread count $CUZK_THREADS asks for (None when unset: all usable cores); ParameterError when it is not
+    a positive integer."""
+    text = os.environ.get(ENV_THREADS, "").strip()
+    if not text:
+        return None
+    if not text.isdigit() or len(text) > 6 or int(text) < 1:
+        raise ParameterError(f"{ENV_THREADS}={text[:20]!r}: expected a positive number of threads")
+    return int(text)
+
+
+__all__ = ["ENV_THREADS", "CpuBackend", "QuotientNotDivisibleError", "threads_from_env"]

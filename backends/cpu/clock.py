@@ -2,7 +2,7 @@
 
 A backend call (an MSM, an NTT, the fused H) validates its input in Python, plans the work, runs nogil numba
 kernels on the thread pool (or, when small, on the calling thread) and converts the result. The engine reports
-*overhead = wrapper − internal* (:mod:`cuzk.timing`), so the internal time must hold the kernels and nothing else:
+*overhead = wrapper − internal* (:mod:`cuzk.engine.timing`), so the internal time must hold the kernels alone:
 :class:`KernelClock` records the interval of every kernel run of a call (the start and the end of each task on
 whichever thread ran it) and reports the measure of their union, i.e. the seconds in which at least one kernel of
 the call was running. Validation, planning, allocations, result conversion and the time a task waits in the pool's
@@ -22,25 +22,10 @@ from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
+from cuzk.backends.intervals import merge
+
 T = TypeVar("T")
 R = TypeVar("R")
-
-
-def merge(intervals: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
-    """The union of the intervals (start, end) as disjoint intervals, in order."""
-    merged: list[tuple[float, float]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            if end > merged[-1][1]:
-                merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
-    return merged
-
-
-def union_seconds(intervals: Iterable[tuple[float, float]]) -> float:
-    """The total length of the union of the intervals (start, end)."""
-    return sum(end - start for start, end in merge(intervals))
 
 
 class KernelClock:
@@ -110,4 +95,4 @@ class KernelPool:
                 intervals.append((started, time.perf_counter()))
 
 
-__all__ = ["KernelClock", "KernelPool", "merge", "union_seconds"]
+__all__ = ["KernelClock", "KernelPool"]

@@ -3,18 +3,15 @@
 Products are ``mul i128`` of zero-extended limbs (``mulx`` on x86-64; numba has no 128-bit integer); carries are
 ``llvm.uadd/usub.with.overflow`` chains, which LLVM fuses into ``adc``/``sbb``. The Montgomery multiplication is
 CIOS row by row. Additions and subtractions are emitted in place; a multiplication becomes a call to one function
-per (operation, N) and module, marked noinline (:func:`outlined`). Measured on the 2-core box (AMD EPYC Zen 4,
-2.7 GHz; ns per multiplication, BN254 Fq 4 limbs / BLS12-381 Fq 6 limbs, 4 independent chains):
+per (operation, N) and module, marked noinline (:func:`outlined`). Each choice was measured against the
+alternatives (docs/performance.md):
 
-- CIOS row by row with overflow-intrinsic carry chains (this module): 22 / 48 ns inlined, 25 / 55 ns as a call;
-- gnark's interleaved "no-carry" CIOS with i128 accumulators: 26 / 56–62 ns; product scanning with an i192
-  accumulator: 24 / 54 ns; hand-written MULX/ADCX/ADOX inline assembly: 22 / 46 ns (no gain worth the asm);
-- 64×64 → 128 products from four 32×32-bit halves instead of ``mul i128``: 95 / 210 ns;
-- a loop over N limbs held in arrays (N known at run time) instead of unrolled tuples: 52 / 99 ns.
-
-Inlining every multiplication made compiling the kernels 3.2× slower (171 s against 53 s for all of them, cold)
-and the kernels no faster: per MSM window the bucket trees ran 8 % slower and the reduction 35 % faster, about
-even; the NTT butterflies ran 25 % slower (register pressure). So multiplications are calls.
+- CIOS row by row with overflow-intrinsic carry chains was at least as fast as gnark's interleaved "no-carry" CIOS
+  and as product scanning, and hand-written MULX/ADCX/ADOX inline assembly gained too little to be worth it;
+- ``mul i128`` products are several times faster than products of 32-bit halves;
+- unrolled tuples of limbs (N known when compiling) are about twice as fast as a loop over limbs in arrays;
+- inlining every multiplication made compiling the kernels about three times slower and the kernels no faster
+  (register pressure slowed the NTT's butterflies), so multiplications are calls.
 
 Every result is fully reduced (< p). Additions rely on the spare top bit of p (a + b < 2^(64·N)), which
 :func:`~cuzk.backends.cpu.params.field_params` checks. Fq2 = Fq[u]/(u² + 1): Karatsuba multiplication

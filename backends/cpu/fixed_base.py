@@ -5,10 +5,10 @@ T[t][d] = [d·2^(w·t)]G (affine, Montgomery form) once per group, then [k]G = �
 additions (8M + 2S each) and no doubling. The results leave XYZZ form together, a chunk at a time, through one
 field inversion (Montgomery's batch inversion: 3 products per point instead of an inversion each).
 
-Measured on the 2-core box (BN254, w = 8: 32 additions a point): about 10 µs per G1 and 30 µs per G2 point on
-one core, against 2 ms and 9 ms for the reference's pure-Python table, which makes a 2^16-constraint setup
-(~250 000 G1 and ~62 000 G2 points) a matter of seconds instead of half an hour. Not part of the backend
-protocol: :meth:`cuzk.backends.cpu.CpuBackend.generator_multiples` offers it, for the engine's setup.
+Compiled, it is a couple of hundred times faster than the reference's pure-Python table, which makes a
+2^16-constraint setup (~250 000 G1 and ~62 000 G2 points) a matter of seconds instead of half an hour
+(docs/performance.md). Not part of the backend protocol: :meth:`cuzk.backends.cpu.CpuBackend.generator_multiples`
+offers it, for the engine's setup.
 """
 
 from __future__ import annotations

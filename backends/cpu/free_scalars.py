@@ -84,12 +84,9 @@ def msm_auto(points: PreparedPoints, scalars: np.ndarray, window: int | None, po
     1 bit wide, so no per-window scans), and the other non-zero scalars with a window of their own; zeros in
     neither. With an explicit ``window`` everything goes through that window in one piece.
 
-    Measured on the 2-core box (2026-11-30, shared, min of 7 interleaved runs), prepared BN254 bases, the z of a
-    ``bits`` circuit of 62 012 variables (30 513 zeros, 30 544 ones): G1 29.5 ms before (window for n = 62 012 and
-    all 22 windows scanned), 24.1 ms with the window and the windows sized by the scalars, 12.7 ms split (2.3×);
-    G2 49.6 / 40.4 / 27.9 ms (1.8×). Random scalars with 25 % / 50 % of them 0 or 1: 304 → 293 ms, 376 → 359 ms
-    (what is left is the random scalars' work); 10 % stays below SPLIT_FRACTION and MiMC's z (no zeros) and H
-    are not split: the classification costs one pass over the scalars, ~0.1 ms at 2^16.
+    Splitting pays most where zeros and ones are half the scalars or more (z of a circuit of bits), and a little
+    where they are a quarter; below SPLIT_FRACTION it is not tried (MiMC's z, with no zeros, and H are not split).
+    The classification costs one pass over the scalars. Figures: docs/performance.md.
     """
     n = len(points)
     if window is None and n < STRAUS_BELOW:  # a few points: no windows (see cuzk.backends.cpu.straus)

@@ -17,13 +17,10 @@ points, windows with no non-zero digit skipped, busy ones split so that every th
 
 Finally Σ_t 2^(c·t)·S_t by Horner's rule (c doublings per window) and one inversion to affine.
 
-Measured (ANCHORS.md trick 5), CPU seconds of all windows on one core of the 2-core box, best window each:
-batch-affine bucket trees against XYZZ mixed additions into an array of buckets (no sort) — BN254 G1 2^16:
-0.43 s against 0.81 s (1.9×), 2^12: 33 against 66 ms; BLS12-381 G1 2^14: 202 against 284 ms (1.4×); BN254 G2
-2^12: 86 against 118 ms (1.4×; Fq2 products make the saved multiplications relatively cheaper). Threads: nogil
-kernels on a ThreadPoolExecutor (2^16 on two pinned cores of an uncontended Xeon: 436 → 238 ms, 1.83×) against
-``numba.prange`` over the windows (258 ms; 16 against 18 ms at 2^12): a tie, and the pool is safe whatever numba's
-threading layer when several Python threads call at once (the workqueue layer aborts on concurrent use).
+Batch-affine bucket trees beat XYZZ mixed additions into an array of buckets (no sort) on both groups, by less
+on G2, where Fq2 products make the saved multiplications relatively cheaper (docs/performance.md). Threads: nogil
+kernels on a thread pool, as fast as ``numba.prange`` over the windows and safe whatever numba's threading layer
+when several Python threads call at once (the workqueue layer aborts on concurrent use).
 """
 
 from __future__ import annotations
@@ -240,15 +237,15 @@ def bases_to_mont(
 # --- the driver -------------------------------------------------------------------------------------------------
 
 
-REDUCTION_COST = 4.4  # one bucket of the running-sum reduction costs ~4.4 terms of the bucket trees (measured)
+REDUCTION_COST = 4.4  # bucket-tree terms that one bucket of the reduction costs: by measurement (docs/performance.md)
 
 
-def default_window(n: int, bits: int = 255, threads: int = 1) -> int:
-    """The window c minimizing the modelled cost ⌈W(c)/threads⌉ · (n + 4.4 · 2^(c−1)) for n terms.
+def window_for_threads(n: int, bits: int = 255, threads: int = 1) -> int:
+    """The window c minimizing the modelled cost ⌈W(c)/threads⌉ · (n + REDUCTION_COST · 2^(c−1)) for n terms.
 
-    Per window, the bucket trees and the sort cost ~250 ns per term and the reduction ~1.1 µs per bucket (BN254 G1
-    on the 2-core box); windows are dealt to the threads whole, so an odd W wastes half a round on 2 threads.
-    The measured optima (2^10: 7, 2^12: 9, 2^14: 10–11, 2^16: 12–13, 2^18: 13) match the model within noise.
+    Per window, the bucket trees and the sort cost a fixed time per term and the reduction REDUCTION_COST times
+    that per bucket; windows are dealt to the threads whole, so an odd W wastes half a round on 2 threads. The
+    model's optima match the measured ones within noise (docs/performance.md).
     """
     if n <= 1:
         return 1
@@ -363,7 +360,7 @@ def choose_window(scalars: np.ndarray, threads: int, window: int | None, pool: A
     """
     bits, terms = pool.call(scalar_stats, scalars)
     bits = max(bits, 1)
-    c = default_window(terms, bits, threads) if window is None else window
+    c = window_for_threads(terms, bits, threads) if window is None else window
     return c, window_count(bits, c)
 
 

@@ -1,4 +1,4 @@
-"""Sparse matrices over Fr on limbs: the witness side of a proof (A·z, B·z, C·z and the constraint check) compiled.
+"""Sparse matrices over Fr on limbs: the cpu backend's SPARSE capability (A·z, B·z, C·z of a proof's witness).
 
 A matrix is kept in CSR form (:class:`CsrMatrix`): for row k, its terms are ``columns[indptr[k]:indptr[k + 1]]``
 with their coefficients. The coefficients are stored once, in Montgomery form c·R (R = 2^256); the witness z stays
@@ -11,9 +11,9 @@ The arithmetic is the cpu backend's (:mod:`.field`: the same intrinsics, so the 
 kernels) with 4-limb Montgomery constants for the matrix's modulus: Fr of both curves, and any odd modulus below
 2^255 (the toy field of the reference's walkthrough too: CIOS needs only an odd p with a spare top bit).
 
-Why here and not in :mod:`cuzk`: the kernels call :mod:`.field`'s intrinsics, whose IR is emitted into every caller,
-and :mod:`.jit` stamps the disk cache of this package's functions with the hash of all of its sources; a kernel
-outside it would keep a stale cache after an edit of the field arithmetic. Nothing here needs a backend object.
+Why in this package: the kernels call :mod:`.field`'s intrinsics, whose IR is emitted into every caller, and
+:mod:`.jit` stamps the disk cache of this package's functions with the hash of all of its sources; a kernel outside
+it would keep a stale cache after an edit of the field arithmetic.
 
 Threads: rows are cut into spans of about equal work (terms + rows) and run as nogil kernels on a small pool of this
 module's own (``NUMBA_NUM_THREADS`` threads), not the backend's: the witness of proof k + 1 is evaluated on the
@@ -25,7 +25,7 @@ threads enter parallel regions at once (see :mod:`.msm`).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -37,7 +37,7 @@ import numpy as np
 from numba import njit
 
 from cuzk.backends import limbs
-from cuzk.backends.cpu.field import add, from_mont, is_eq, load, mul, store, to_mont, zero
+from cuzk.backends.cpu.field import add, is_eq, load, mul, store, to_mont, zero
 from cuzk.backends.cpu.jit import JIT
 from cuzk.backends.cpu.params import FieldConsts, FieldParams
 from cuzk.reference.errors import NonCanonicalError, ParameterError
@@ -72,25 +72,6 @@ def csr_rows(
                 value = mul(coefficient, value, F)
             acc = add(acc, value, F)
         store(out, k, acc)
-
-
-@njit(**JIT)
-def first_unsatisfied_in(a: np.ndarray, b: np.ndarray, c: np.ndarray, start: int, stop: int, F: Any) -> int:
-    """The first k in start … stop − 1 with a[k]·b[k] ≠ c[k] (canonical limbs), or −1: mont_mul(a, b) = a·b·R⁻¹ is
-    compared with mont_mul(c, 1) = c·R⁻¹, equal exactly when a·b = c."""
-    like = F.one
-    for k in range(start, stop):
-        if not is_eq(mul(load(a, k, like), load(b, k, like), F), from_mont(load(c, k, like), F)):
-            return k
-    return -1
-
-
-@njit(**JIT)
-def products(a: np.ndarray, b: np.ndarray, out: np.ndarray, start: int, stop: int, F: Any) -> None:
-    """out[k] = a[k]·b[k] on canonical limbs: mont_mul(a, b·R) = a·b."""
-    like = F.one
-    for k in range(start, stop):
-        store(out, k, mul(load(a, k, like), to_mont(load(b, k, like), F), F))
 
 
 @njit(**JIT)
@@ -176,26 +157,6 @@ def to_montgomery(values: np.ndarray, modulus: int) -> np.ndarray:
     return out
 
 
-def hadamard(a: np.ndarray, b: np.ndarray, modulus: int) -> np.ndarray:
-    """a∘b: the element-wise products of two (n, 4) arrays of canonical limbs."""
-    a, b = check_limbs(a, modulus, "a"), check_limbs(b, modulus, "b")
-    if a.shape != b.shape:
-        raise ParameterError(f"a has shape {a.shape}, b {b.shape}")
-    out = np.empty_like(a)
-    F = field_consts(modulus)
-    run(lambda lo, hi: products(a, b, out, lo, hi, F), _even(len(a)))
-    return out
-
-
-def first_unsatisfied(a: np.ndarray, b: np.ndarray, c: np.ndarray, rows: int, modulus: int) -> int:
-    """The first k < rows with a[k]·b[k] ≠ c[k] mod modulus, or −1 (canonical limbs, at least ``rows`` each)."""
-    if min(len(a), len(b), len(c)) < rows:
-        raise ParameterError(f"{rows} rows to check, arrays of {len(a)}, {len(b)}, {len(c)}")
-    F = field_consts(modulus)
-    found = [k for k in run(lambda lo, hi: first_unsatisfied_in(a, b, c, lo, hi, F), _even(rows)) if k >= 0]
-    return min(found) if found else -1
-
-
 # --- the matrix ---------------------------------------------------------------------------------------------------
 
 
@@ -214,31 +175,6 @@ class CsrMatrix:
         return len(self.indptr) - 1
 
     @classmethod
-    def from_rows(cls, rows: Sequence[Sequence[tuple[int, Any]]], modulus: int, num_columns: int) -> CsrMatrix:
-        """From rows of (column, coefficient) terms; a coefficient is an int or a field element (``.value``)."""
-        lengths = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
-        count = int(lengths.sum())
-        columns = np.fromiter((col for row in rows for col, _ in row), dtype=np.int64, count=count)
-        values = [coeff.value if hasattr(coeff, "value") else int(coeff) % modulus for row in rows for _, coeff in row]
-        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
-        np.cumsum(lengths, out=indptr[1:])
-        return cls.from_csr(indptr, columns, limbs.ints_to_limbs(values, LIMBS), modulus, num_columns)
-
-    @classmethod
-    def from_terms(
-        cls, rows: np.ndarray, columns: np.ndarray, values: np.ndarray, num_rows: int, modulus: int, num_columns: int
-    ) -> CsrMatrix:
-        """From terms in any order: term t is (rows[t], columns[t], values[t]), values canonical limbs; the terms
-        of a row keep their order (a stable sort), so sums are taken in the order given."""
-        rows = np.asarray(rows, dtype=np.int64)
-        if len(rows) and (rows.min() < 0 or rows.max() >= num_rows):
-            raise ParameterError(f"a row index is outside 0 … {num_rows - 1}")
-        order = np.argsort(rows, kind="stable")
-        indptr = np.zeros(num_rows + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=num_rows), out=indptr[1:])
-        return cls.from_csr(indptr, np.asarray(columns, dtype=np.int64)[order], values[order], modulus, num_columns)
-
-    @classmethod
     def from_csr(
         cls, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray, modulus: int, num_columns: int
     ) -> CsrMatrix:
@@ -253,15 +189,14 @@ class CsrMatrix:
         mont = to_montgomery(values.reshape(len(columns), LIMBS), modulus)
         return cls(indptr, columns, mont, modulus, num_columns)
 
-    def evaluate(self, z: np.ndarray, out_rows: int | None = None) -> np.ndarray:
-        """(out_rows, 4) canonical limbs: ⟨row k, z⟩ mod modulus for every row, zeros after the last (z: canonical
-        (n, 4) limbs, n ≥ num_columns; ``out_rows`` defaults to the rows)."""
+    def product(self, z: np.ndarray, out_rows: int | None = None) -> np.ndarray:
+        """(out_rows, 4) canonical limbs: ⟨row k, z⟩ mod modulus for every row, zeros after the last (``out_rows``
+        defaults to the rows). z must be C-contiguous (n, 4) uint64 canonical limbs with n ≥ num_columns: the
+        kernels read it unchecked, so the caller validates it (the backend's ``sparse_product`` does, once)."""
         out_rows = self.num_rows if out_rows is None else out_rows
-        if out_rows < self.num_rows:
-            raise ParameterError(f"{out_rows} output rows for a matrix of {self.num_rows}")
-        z = check_limbs(z, self.modulus, "z")
-        if len(z) < self.num_columns:
-            raise ParameterError(f"the matrix has {self.num_columns} columns, z {len(z)} values")
+        if out_rows < self.num_rows or len(z) < self.num_columns:
+            shape = f"{self.num_rows}×{self.num_columns}"
+            raise ParameterError(f"{out_rows} output rows and z of {len(z)} rows for a {shape} matrix")
         out = np.zeros((out_rows, LIMBS), dtype=np.uint64)
         F = field_consts(self.modulus)
         work = self.indptr + np.arange(self.num_rows + 1, dtype=np.int64)
@@ -270,4 +205,4 @@ class CsrMatrix:
         return out
 
 
-__all__ = ["CsrMatrix", "check_limbs", "field_consts", "first_unsatisfied", "hadamard", "spans", "to_montgomery"]
+__all__ = ["CsrMatrix", "check_limbs", "field_consts", "spans", "to_montgomery"]

@@ -9,7 +9,7 @@ at most b·⌈n/GROUP⌉ additions in XYZZ form, with one inversion at the end.
 
 Pippenger's windows (:mod:`.msm`) cost about ⌈b/c⌉ field inversions for their batch-affine bucket trees, whatever n
 is, which is what a handful of points pays for: the engine's assembly on a device backend runs
-Σl + Σh + s·Σa + r·Σb (4 G1 points) and [β]₂ + s·[δ]₂ (2 G2 points) here (:mod:`cuzk.assembly`). The result is
+Σl + Σh + s·Σa + r·Σb (4 G1 points) and [β]₂ + s·[δ]₂ (2 G2 points) here (:mod:`cuzk.engine.assembly`). The result is
 the same group element, so the same canonical bytes.
 """
 

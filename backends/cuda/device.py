@@ -37,12 +37,12 @@ from cuzk.reference.curves import Curve
 
 BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
 WARP, REGISTER_UNIT = 32, 256  # threads a warp; a warp's registers are allocated in units of this many
-OPTIONS = ("--std=c++17",)
+OPTIONS = ("--std=c++17",)  # NVRTC options of every program (tests and benchmarks add -D…)
 STAGING_BUFFERS = 32  # pinned host buffers in the upload ring, at most …
 STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars) can run ahead of the stream
 STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
 COPY_THREADS = 4  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in this many pieces …
-COPY_SPLIT_BYTES = 4 << 20  # … at once (numpy lets go of the GIL while it copies): one core copied ~5 GB/s there
+COPY_SPLIT_BYTES = 4 << 20  # … at once (numpy lets go of the GIL while it copies): one core copies slower than PCIe
 LEASE_MIN_BYTES = 1 << 20  # uploads this large go on the copy stream, into leased memory
 LEASE_CACHE_FRACTION = 0.05  # of the device's memory, at most, kept in free leased slots for the next uploads
 
@@ -329,4 +329,4 @@ class CudaContext(BufferHelpers):
         return finish
 
 
-__all__ = ["BLOCK", "CudaContext", "device_info", "import_cupy", "select_device"]
+__all__ = ["BLOCK", "OPTIONS", "CudaContext", "device_info", "import_cupy", "select_device"]

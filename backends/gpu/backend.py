@@ -37,15 +37,17 @@ from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
     COMPUTE_H,
+    DEVICE,
     FIELD_OPS,
+    FIXED_BASE,
     KEPT_SCALARS,
     MSM_BATCH,
     PREPARED_BASES,
+    TIMINGS,
     WINDOW,
     BackendBase,
     KeptScalars,
     PreparedBases,
-    check_group,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError
@@ -67,7 +69,9 @@ class DeviceBackend(BackendBase):
     doubling between windows, for W times the memory of the bases.
     """
 
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_SCALARS, WINDOW, FIELD_OPS})
+    capabilities = frozenset(
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_SCALARS, WINDOW, FIELD_OPS, FIXED_BASE, TIMINGS, DEVICE}
+    )
 
     def __init__(
         self,
@@ -178,8 +182,8 @@ class DeviceBackend(BackendBase):
         return getattr(self._per_thread, "seconds", None)
 
     def last_batch_seconds(self) -> list[float] | None:
-        """Device time of each MSM of the calling thread's last call when it was an ``msm_batch`` (else None): an
-        optional extension of the protocol, by which the engine shows every MSM of a batch in its timings."""
+        """Device time of each MSM of the calling thread's last call when it was an ``msm_batch`` (else None): the
+        engine shows every MSM of a batch in its timings by it."""
         return getattr(self._per_thread, "batch_seconds", None)
 
     def _memory(self) -> Memory:
@@ -193,20 +197,14 @@ class DeviceBackend(BackendBase):
             self._tables = ntt_device.Tables(int(self._memory().budget * TABLE_CACHE_FRACTION))
         return self._tables
 
-    # --- beyond the protocol: the engine's setup --------------------------------------------------------------
+    # --- the hooks of BackendBase ---------------------------------------------------------------------------
 
-    def generator_multiples(self, curve: Curve | str, group: str, scalars: np.ndarray) -> np.ndarray:
-        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i: the points of a Groth16 setup,
-        as (n, 2, L) or (n, 2, 2, L) canonical affine limbs (the identity as zeros), equal to the reference's."""
-        c, g = self._ready(curve), check_group(group)
-        limbs.check_scalars(c, scalars)
+    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
         return self._call(
             lambda ctx: ready(
-                fixed_base.generator_multiples(ctx, c, g, scalars, self._memory(), self._fixed_base_tables)
+                fixed_base.generator_multiples(ctx, curve, group, scalars, self._memory(), self._fixed_base_tables)
             )
         )
-
-    # --- the hooks of BackendBase ---------------------------------------------------------------------------
 
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
         options = self._msm_options()

@@ -15,10 +15,9 @@ from cuzk.backends.gpu.plan import Memory, piece_sizes, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
 
-# Shifted bases pay at every size measured, up to 2^24 points (the largest), with the bucket kernels of the fifth
-# round. H200, G1 device ms per window row → shifted: BLS12-381 2^23 76.9 → 57.7, 2^24 143.4 → 117.4; BN254 2^22
-# 22.2 → 18.0, 2^23 41.1 → 32.7, 2^24 77.5 → 68.7. (With the third round's kernel the copies, read at random, cost
-# more than the Horner step they saved from 2^23 on BLS12-381 and 2^22 on BN254.) Other curves: the same bound.
+# Shifted bases paid at every size measured, up to 2^24 points, the largest (docs/performance.md): one bucket row
+# for all windows and no doubling between them saves more than reading the copies at random costs. Above that size
+# nothing is measured, so the copies stop there. Other curves: the same bound.
 SHIFTED_MAX_POINTS = {"bls12_381": 1 << 24, "bn254": 1 << 24}
 SHIFTED_MAX_POINTS_DEFAULT = 1 << 24
 

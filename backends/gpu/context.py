@@ -66,7 +66,7 @@ class DeviceInfo:
     global_mem: int
     max_alloc: int
     facts: dict[str, Any]
-    fp64: bool = True  # doubles (OpenCL's cl_khr_fp64): the FP64 multiplication of field_f64.c builds
+    fp64: bool = True  # doubles (OpenCL's cl_khr_fp64): field_f64.c's multiplication builds (with -DCUZK_FP64_MUL)
 
 
 class DeviceContext(Protocol):

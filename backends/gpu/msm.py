@@ -34,16 +34,16 @@ PARALLEL_ITEMS_PER_UNIT = {"cpu": 16, "gpu": 256}
 
 def default_parallel_items(ctx: DeviceContext, curve: Curve, group: str) -> int:
     """Bucket work-items over all rows: per compute unit, the threads of the bucket-sum kernel it runs at once,
-    rounded down to a power of two, where the API tells (else PARALLEL_ITEMS_PER_UNIT). H200, shifted bases, device
-    ms at 256 → 512 a multiprocessor: BLS12-381 G1 (164 registers, 384 threads resident) 2^22 31.4 → 31.8, 2^24
-    117.4 → 118.3, and 33.5 ms at 384 for 2^22; BN254 G1 (122 registers, 512) 2^22 18.8 → 18.0, 2^24 71.9 → 68.7."""
+    rounded down to a power of two, where the API tells (else PARALLEL_ITEMS_PER_UNIT). More items than a unit
+    holds at once gained nothing, and a count that is not a power of two was slower (docs/performance.md)."""
     resident = ctx.resident_threads(curve, program(group), f"{group}_msm_bucket_sums")
     per_unit = 1 << (resident.bit_length() - 1) if resident else PARALLEL_ITEMS_PER_UNIT[ctx.info.kind]
     return per_unit * ctx.info.compute_units
 
 
-# The bucket entries one scatter launch writes, at random places: about half an H200's L2 cache (50 MB), so that
-# the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a launch per window).
+# The bucket entries one scatter launch writes, at random places: about half the L2 cache of the GPU it was sized on
+# (50 MB), so that the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a
+# launch per window).
 SCATTER_BYTES = 24 << 20
 
 

@@ -31,19 +31,16 @@ T = TypeVar("T")
 
 FR_BYTES = 32
 TILE_LOG = 10  # NTT_TILE_LOG in ntt.c: elements per tile 2^10, stages per pass ≤ 10
-# From 2^23 elements on, later passes of 8 stages and a first pass of the rest (8 + 8 + 8 for 2^24): every pass then
-# moves runs of 4 elements or more (128 bytes). On an H200 (BLS12-381) a 2^24 transform took 4.51 ms so against 4.60
-# in 10 + 7 + 7 stages (docs/performance.md, eighth and ninth rounds). At 2^21 and 2^22 a first pass of 10 stages
-# and the rest in two was the faster or as fast: 2^21 took 0.537 ms in 10 + 6 + 5 against 0.556 in 5 + 8 + 8, 2^22
-# 1.081 in 10 + 6 + 6 against 1.084 in 6 + 8 + 8 (ninth round, the same in the eighth); 2^20 took 0.263 ms in
-# 10 + 10, 0.274 in 6 + 7 + 7.
+# The plans (passes) were chosen by measurement (docs/performance.md). From 2^23 elements on, later passes of 8
+# stages and a first pass of the rest (8 + 8 + 8 for 2^24): every pass then moves runs of 4 elements or more (128
+# bytes), where a first pass of 10 stages reads its elements one by one. At 2^21 and 2^22 a first pass of 10 stages
+# and the rest in two was the faster or as fast; up to 2^20, the fewest passes of up to 10 stages (10 + 10).
 RUNS_FROM_LOG = 21
 FULL_FIRST_TO_LOG = 22
 RUN_STAGES = 8
-# Below 2^21, once the copies in and out were gone, the first pass of 10 stages was the faster: 2^18 in 10 + 8 took
-# 0.068 ms against 0.072 in 9 + 9, 2^19 0.134 against 0.137. Up to 2^16 (from 2^11: two passes either way), tiles of
-# 2^9 give twice the groups of 2^10 (128 for 2^16, on an H200's 132 SMs): 2^16 took 0.031 ms in 8 + 8 so against
-# 0.038 in tiles of 2^10 (docs/performance.md, eighth round).
+# Below 2^21 the first pass takes 10 stages (2^18: 10 + 8, not 9 + 9). Up to 2^16 (from 2^11: two passes either
+# way), tiles of 2^9 give twice the groups of 2^10, so that a small transform keeps more of a GPU's compute units
+# busy (2^16: 128 groups a pass).
 SMALL_LOG = 16
 GROUP = 256  # NTT_GROUP in ntt.c: work-items per tile at most, one per unit of four elements
 MIN_GROUP = 32  # work-items per tile at least: a warp

@@ -47,8 +47,8 @@ class MsmPlan:
 
 def scan_block(nb: int) -> int:
     """Buckets per block of the three-step scan of a row of nb counts: about √nb (at least MIN_SCAN_BLOCK), so that
-    the serial middle step (one work-item a row, over the blocks) and the blocks' own loops stay short. H200, a row
-    of 2^21 buckets in blocks of 64: the middle step alone took 2.95 ms."""
+    the serial middle step (one work-item a row, over the blocks) and the blocks' own loops stay short: with blocks
+    of a fixed small size, the middle step alone took milliseconds on the rows of a large MSM (docs/performance.md)."""
     return max(MIN_SCAN_BLOCK, 1 << ((nb.bit_length() + 1) // 2))
 
 
@@ -57,7 +57,7 @@ def window_cost(n: int, c: int, scalar_bits: int) -> int:
     return window_count(scalar_bits, c) * (n + 2 * (1 << (c - 1)))
 
 
-def default_window(n: int, scalar_bits: int) -> int:
+def fewest_additions_window(n: int, scalar_bits: int) -> int:
     """The c in 1 … MAX_DEFAULT_WINDOW with the fewest additions (about log2 n − 3 for large n)."""
     return min(range(1, MAX_DEFAULT_WINDOW + 1), key=lambda c: (window_cost(n, c, scalar_bits), c))
 
@@ -91,7 +91,7 @@ def plan_msm(
     bucket tables do not fit. ``parallel_items`` is how many bucket work-items keep the device busy."""
     if window is not None:
         return _plan(n, window, scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk)
-    c = default_window(n, scalar_bits)
+    c = fewest_additions_window(n, scalar_bits)
     while True:
         try:
             return _plan(n, c, scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk)
@@ -162,7 +162,7 @@ def piece_sizes(n: int, base_bytes: int, memory: Memory, max_chunk: int | None =
 __all__ = [
     "Memory",
     "MsmPlan",
-    "default_window",
+    "fewest_additions_window",
     "piece_sizes",
     "plan_msm",
     "scan_block",

@@ -136,7 +136,8 @@ class CurveConstants:
 @cache
 def curve_constants(curve: Curve, limb_bits: int) -> CurveConstants:
     """The constants of ``curve`` for ``limb_bits``-bit limbs, read off the reference's curve data; made once per
-    curve and width (about 0.7 ms of Python, which compute_h spent twice a call: host time in every proof)."""
+    curve and width: they take dozens of exponentiations and inversions in Python, host time that every proof's
+    compute_h would otherwise pay."""
     Fr = curve.Fr
     s = Fr.TWO_ADICITY
     roots = [Fr.ROOT_OF_UNITY ** (1 << (s - k)) for k in range(s + 1)]

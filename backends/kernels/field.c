@@ -79,8 +79,8 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
  * 2^w·R − R to either half, which then held less than R after the shift, so each half stays below 2^w·R
  * (N + 1 limbs) and O's chains never carry out of limb N; the sum t is the usual CIOS one, below 2p at the end.
  * The body is inlined into the out-of-line ${f}_mul and ${f}_mul2, one copy each per program, and into the NTT
- * pass (ntt.c): inlined everywhere it multiplies GPU compile times (BLS12-381's G2 MSM program: 8 minutes with
- * nvcc) and made the H200's G1 MSMs 1.3–3.4× slower (2^18–2^24). */
+ * pass (ntt.c): inlined everywhere, it multiplied GPU compile times (minutes for BLS12-381's G2 MSM program) and
+ * made the G1 MSMs slower, their bucket kernel short of registers (docs/performance.md). */
 #if ${F}_N % 2 != 0
 #error "the even/odd multiplication needs an even number of limbs"
 #endif
@@ -112,7 +112,7 @@ DEVICE ${f}_t ${f}_dbl(${f}_t a) { return ${f}_add(a, a); }
 
 /* p and −p⁻¹ for the multiplication, read from constant memory: with them as literals ptxas specialised the
  * reduction on their values and, for BLS12-381's Fr (−p⁻¹ = 2^32 − 1, p_0 = 1, p_1 = 2^32 − 1), split its wide
- * multiply-adds into halves: 265 instructions a product instead of 203, and 13 % fewer products per second. */
+ * multiply-adds into halves, more instructions a product and fewer products a second (docs/performance.md). */
 CONSTANT limb_t ${F}_P_WORDS[${F}_N] = ${F}_P;
 CONSTANT limb_t ${F}_INV_WORD = ${F}_INV;
 

@@ -1,10 +1,11 @@
 /* ---- ${f}: Montgomery multiplication on the FP64 pipe (Emmart, Zheng, Weems, "Faster Modular Exponentiation Using
  * Double Precision Floating Point Arithmetic on the GPU", ARITH 2018) ----
  * Where a GPU issues FP64 FMAs to a pipe of their own, products of this function can run beside those of
- * ${f}_mul_body (integer multiply-adds). On an H200 they do not: this one made 11 % fewer Fr products a second, and
- * a mix of the two no more than the integer one alone; the two seem to share one pipe (docs/performance.md, ninth
- * round). So no default build uses it; the NTT's NTT_F64_* build options and field_ops' throughput kernels measure
- * it on other GPUs. Same contract as ${f}_mul_body: a, b in [0, p), the result a·b·R⁻¹ mod p in [0, p).
+ * ${f}_mul_body (integer multiply-adds). Where it was measured, it was slower than ${f}_mul_body and a mix of the
+ * two no faster than ${f}_mul_body alone: the two seemed to share one pipe (docs/performance.md). So it is built only
+ * under the build option CUZK_FP64_MUL (which defines HAS_F64 in the preludes, on a device with doubles), and no
+ * product program sets it: its tests do, and the benchmarks that measure it on other GPUs, alone or inside the NTT
+ * (NTT_F64_* in ntt.c). Same contract as ${f}_mul_body: a, b in [0, p), the result a·b·R⁻¹ mod p in [0, p).
  *
  * Operands are ${F}_DIGITS digits of 51 bits, each held exactly by a double. Two digits' product x·y < 2^102 comes
  * exactly out of two FMAs rounding to nearest:

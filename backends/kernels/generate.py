@@ -1,11 +1,14 @@
 """Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
 
-The C templates (``field.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``, ``field_ops.c``) are
-written once against a few names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the
-carry-chain primitives ``mad_lo_cc``, ``addc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with
+The C templates (``field.c``, ``field_f64.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``,
+``field_ops.c``) are written once against a few names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``,
+``LOCAL``, the carry-chain primitives ``mad_lo_cc``, ``addc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with
 ``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The
 constants between the prelude and the templates are printed from :mod:`cuzk.backends.kernels.constants`, so nothing
 numeric is typed by hand.
+
+``field_f64.c`` (the multiplication on the FP64 pipe) is left out of every product build: only the build option
+``-DCUZK_FP64_MUL``, which its tests and the benchmarks set, compiles it.
 
 An :class:`Api` is the one description of an API's choices: its name, its limb width (64-bit limbs with 128-bit
 integers or ``mul_hi`` on OpenCL, 32-bit limbs with PTX carry chains on CUDA), its prelude and how an unsigned limb
@@ -154,9 +157,10 @@ def template_files(program: str, api: Api) -> list[str]:
 
 
 def paired_mul(api: Api, program: str, cc: CurveConstants) -> bool:
-    """Whether the mixed additions of a G1 program multiply in independent pairs (ec.c, CUZK_PAIRED_MUL): on an H200
-    that made BLS12-381's G1 bucket sums 3.5 % faster (Fq of 12 limbs: 2^24 in 114.7 ms against 117.8) and BN254's
-    4–5 % slower (8 limbs), docs/performance.md, ninth round. Measured on CUDA only; G2 not measured."""
+    """Whether the mixed additions of a G1 program multiply in independent pairs (ec.c, CUZK_PAIRED_MUL): twice the
+    carry chains in flight pay where a product's chains are long (Fq of 12 limbs, BLS12-381) and cost where they are
+    short (8 limbs, BN254). Chosen by measurement on CUDA's G1 programs (docs/performance.md); OpenCL and G2 keep one
+    product a call."""
     return api is CUDA and program == "msm_g1" and cc.fq.limbs >= 12
 
 

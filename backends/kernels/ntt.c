@@ -14,10 +14,9 @@
 #define NTT_TILE (1u << NTT_TILE_LOG)
 #define NTT_GROUP 256              /* work-items per group at most: NTT_TILE / 4, four elements each */
 /* Groups a multiprocessor must hold at once: CUDA caps the pass's registers to fit them (80 on a multiprocessor of
- * 64K registers). Left to itself ptxas took 84 registers on BN254 (2 groups, 16 warps), and 104 with the 16-byte
- * copies and one group asked; 3 groups made a 2^24 transform 8–19 % faster on an H200, 4 (64 registers and
- * spills) less so (docs/performance.md, sixth round). Without the tile's copies, 4 groups took 2^24 in 4.46 ms
- * against 4.51 but 2^20 in 0.270 against 0.264, and 2 groups 4.92 (eighth round). */
+ * 64K registers). Left to itself ptxas may give the pass registers for only two groups, too few warps to hide the
+ * loads' latency; four groups cost spills and slowed the transforms of a proof's sizes (2^20 and less). Three was
+ * chosen by measurement (docs/performance.md). */
 #ifndef NTT_MIN_GROUPS
 #define NTT_MIN_GROUPS 3
 #endif
@@ -111,22 +110,26 @@ DEVICE u32 ntt_target(u32 group, u32 e, u32 log_n, u32 first, u32 r, u32 c) {
 }
 
 /* The pass's products are fr_mul_body inlined, not calls of fr_mul: a call passes its operands and result in fixed
- * registers, and the moves (IMAD.MOV on CUDA, on the multiplier's own pipe) made a 2^24 transform 5 % slower on an
- * H200 (docs/performance.md, seventh round). Tables are read in 16-byte vectors, as the tile is. */
+ * registers, and the moves (IMAD.MOV on CUDA) run on the multiplier's own pipe, which bounds the pass
+ * (docs/performance.md). Tables are read in 16-byte vectors, as the tile is. */
 DEVICE fr_t ntt_read(GLOBAL const fr_t *table, u32 i) {
   fr_t x;
   UNROLL for (u32 v = 0; v < NTT_VECS; v++) load_vec(table[i].l + v * VEC_LIMBS, x.l + v * VEC_LIMBS);
   return x;
 }
 
-/* Which products go to the FP64 pipe's multiplication (field_f64.c) instead of the integer one: bit k of
- * NTT_F64_TWIDDLES for a round's k-th butterfly with a twiddle (0 … 3 in a radix-4 round, 0 and 1 in an odd last
- * stage), bit k of NTT_F64_FACTORS for element k's twiddle between passes. */
+/* Which products go to the FP64 pipe's multiplication (field_f64.c, built with CUZK_FP64_MUL) instead of the
+ * integer one: bit k of NTT_F64_TWIDDLES for a round's k-th butterfly with a twiddle (0 … 3 in a radix-4 round, 0
+ * and 1 in an odd last stage), bit k of NTT_F64_FACTORS for element k's twiddle between passes. Benchmarks only:
+ * the default, 0, sends none. */
 #ifndef NTT_F64_TWIDDLES
 #define NTT_F64_TWIDDLES 0
 #endif
 #ifndef NTT_F64_FACTORS
 #define NTT_F64_FACTORS 0
+#endif
+#if (NTT_F64_TWIDDLES || NTT_F64_FACTORS) && !defined(HAS_F64)
+#error "NTT_F64_TWIDDLES and NTT_F64_FACTORS need the FP64 multiplication: build with -DCUZK_FP64_MUL (and doubles)"
 #endif
 DEVICE fr_t ntt_product(fr_t x, fr_t w, u32 mask, u32 k) {
 #ifdef HAS_F64
@@ -191,8 +194,8 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
   bool head = first == 0, tail = first + r == log_n;
   /* No copies in or out: the first round reads its elements from the array (a later pass's times their twiddles
    * between passes, each load beside its element's), the last writes them, and the rounds between meet in the tile.
-   * Copying the tile in and out in sweeps of their own, with a barrier each, made a 2^24 transform 4.82 ms instead
-   * of 4.52 on an H200, 2^22 1.17 instead of 1.09 (docs/performance.md, eighth round). */
+   * Copying the tile in and out in sweeps of their own cost two more sweeps through local memory and two more
+   * barriers a pass, and made the transforms slower (docs/performance.md). */
   u32 rounds = r > 2 ? (r + 1) / 2 : 1;
   u32 units = t > 2 ? 1u << (t - 2) : 1; /* n < 4: one unit, its missing elements unused */
   for (u32 round = 0; round < rounds; round++) {
@@ -211,9 +214,8 @@ KERNEL void LAUNCH_BOUNDS(NTT_GROUP, NTT_MIN_GROUPS)
         UNROLL for (u32 k = 0; k < 4; k++) NTT_TILE_GET(x[k], e0 + (k << low));
       }
       /* The first pass's load scale, in a loop of its own: multiplied inside the loop of loads (or in ntt_load),
-       * it cost ptxas 4 bytes of spills. Multipliers are read where they are used: read ahead of the products (to
-       * overlap their latencies), they made ptxas keep 150 registers instead of 74 (1 group per multiprocessor of an
-       * H200 instead of 3). */
+       * it made ptxas spill. Multipliers are read where they are used: read ahead of the products (to overlap their
+       * latencies), they made ptxas keep about twice the registers, too many for NTT_MIN_GROUPS groups. */
       if (round == 0) {
         UNROLL for (u32 k = 0; k < 4; k++) {
           u32 e = e0 + (k << low);

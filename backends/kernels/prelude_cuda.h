@@ -75,7 +75,10 @@ CC_ASM2(subc, "subc.u32")             /* a − b − borrow */
 /* The high half of a product (a plain product gives the low half). */
 DEVICE limb_t mul_hi_limb(limb_t a, limb_t b) { return __umulhi(a, b); }
 
-/* The FP64 pipe (field_f64.c): a double's bits as an integer, and back. */
+/* The FP64 pipe (field_f64.c), only under the build option CUZK_FP64_MUL (no product program sets it): a double's
+ * bits as an integer, and back. */
+#ifdef CUZK_FP64_MUL
 #define HAS_F64 1
 DEVICE u64 f64_bits(double x) { return (u64)__double_as_longlong(x); }
 DEVICE double bits_f64(u64 b) { return __longlong_as_double((long long)b); }
+#endif

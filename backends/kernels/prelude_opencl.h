@@ -81,8 +81,9 @@ DEVICE limb_t sub_cc(limb_t a, limb_t b, limb_t *cc) { return sub3_cc(a, b, 0, c
 DEVICE limb_t subc_cc(limb_t a, limb_t b, limb_t *cc) { return sub3_cc(a, b, *cc, cc); }
 DEVICE limb_t subc(limb_t a, limb_t b, limb_t *cc) { return a - b - *cc; }
 
-/* The FP64 pipe (field_f64.c), where the device has doubles: a double's bits as an integer, and back. */
-#ifdef cl_khr_fp64
+/* The FP64 pipe (field_f64.c), only under the build option CUZK_FP64_MUL (no product program sets it) and where the
+ * device has doubles: a double's bits as an integer, and back. */
+#if defined(cl_khr_fp64) && defined(CUZK_FP64_MUL)
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define HAS_F64 1
 DEVICE u64 f64_bits(double x) { return as_ulong(x); }

@@ -5,9 +5,10 @@ or vendor (``nvidia``, ``pocl``, ``portable``); unset, the first platform with a
 platform. ``CUZK_DEVICE`` (the backend's ``device``) indexes that platform's devices, GPUs first; unset, 0.
 
 Programs are built lazily, one per (curve, program) the first time a kernel of it is needed, through
-``pyopencl.Program.build``: PyOpenCL keeps a binary cache keyed by source, options and device, except on PoCL and
-NVIDIA, whose drivers cache builds themselves (PoCL in ``~/.cache/pocl/kcache`` or ``POCL_CACHE_DIR``, NVIDIA in
-``~/.nv/ComputeCache``). PoCL compiles a kernel to machine code at its first launch; that lands in its cache too.
+``pyopencl.Program.build`` with the build options :data:`OPTIONS`: PyOpenCL keeps a binary cache keyed by source,
+options and device, except on PoCL and NVIDIA, whose drivers cache builds themselves (PoCL in ``~/.cache/pocl/kcache``
+or ``POCL_CACHE_DIR``, NVIDIA in ``~/.nv/ComputeCache``). PoCL compiles a kernel to machine code at its first launch;
+that lands in its cache too.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from cuzk.reference.curves import Curve
 
 ENV_PLATFORM = "CUZK_OPENCL_PLATFORM"
 WORK_GROUP = {"cpu": 8, "gpu": 64}  # local size per device type: small on CPUs (PoCL runs one group per thread)
+OPTIONS: tuple[str, ...] = ()  # build options of every program, none by default (tests and benchmarks add -D…)
 
 
 def import_pyopencl() -> ModuleType:
@@ -141,7 +143,7 @@ class OpenCLContext(BufferHelpers):
             source = generate(curve, OPENCL, name)
             start = time.perf_counter()
             try:
-                program = self.cl.Program(self.context, source).build()
+                program = self.cl.Program(self.context, source).build(options=list(OPTIONS))
             except self.cl.RuntimeError as exc:
                 raise KernelBuildError(
                     f"the OpenCL compiler of {self.info.name!r} rejected the {name!r} program of {curve.name}",
@@ -219,6 +221,7 @@ def platform_env() -> str | None:
 
 __all__ = [
     "ENV_PLATFORM",
+    "OPTIONS",
     "OpenCLContext",
     "SelectionError",
     "device_info",

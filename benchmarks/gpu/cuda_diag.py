@@ -15,7 +15,7 @@ from cuzk.backends import limbs
 from cuzk.backends.cpu import CpuBackend
 from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.kernels import CUDA, generate
-from cuzk.bench import consecutive_bases
+from cuzk.cli.bench import consecutive_bases
 from cuzk.reference.curves import BLS12_381, BN254
 
 

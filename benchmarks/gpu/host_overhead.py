@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from cuzk.backends.cuda import CudaBackend
-from cuzk.bench import consecutive_bases
+from cuzk.cli.bench import consecutive_bases
 from cuzk.reference.curves import curve_by_name
 
 

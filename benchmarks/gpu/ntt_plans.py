@@ -23,7 +23,7 @@ import numpy as np
 from cuzk.backends.cuda import CudaBackend
 from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.gpu import ntt as ntt_device
-from cuzk.reference.curves import curve_by_name
+from cuzk.reference.curves import Curve, curve_by_name
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from cuda_bench import log_range, random_scalars
@@ -56,30 +56,33 @@ extern "C" __global__ void hold(long long cycles) {
 """
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--curves", default="bn254,bls12_381")
     parser.add_argument("--sizes", default="16-24")
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--nvrtc", action="append", default=[], help="an NVRTC option, e.g. --nvrtc=-DNTT_MIN_GROUPS=2")
-    args = parser.parse_args(argv)
-    cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
-    backend = CudaBackend()
-    if not backend.is_available():
-        print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)
-        return 2
-    ctx = backend.context
-    cp = ctx.cp
-    hold = cp.RawKernel(HOLD_SOURCE, "hold")
+    return parser.parse_args(argv)
+
+
+def record_passes(ctx: Any) -> list[list[float]]:
+    """Make the context append the device ms of each fr_ntt_pass launch of a call to the list returned, one entry a
+    call (read when the call's kernel times are)."""
     launches: list[list[float]] = []
     kernel_seconds = ctx.kernel_seconds
 
     def per_launch(trace: list[Any]) -> dict[str, float]:
         seconds = kernel_seconds(trace)  # waits for the last event
-        launches.append([cp.cuda.get_elapsed_time(start, end) for name, start, end in trace if name == "fr_ntt_pass"])
+        elapsed = ctx.cp.cuda.get_elapsed_time
+        launches.append([elapsed(start, end) for name, start, end in trace if name == "fr_ntt_pass"])
         return seconds
 
     ctx.kernel_seconds = per_launch
+    return launches
+
+
+def install_plans() -> list[str]:
+    """Make ntt.passes follow the plan in the one-element list returned ("default": its own)."""
     default_passes = ntt_device.passes
     plan = ["default"]
 
@@ -90,6 +93,40 @@ def main(argv: list[str] | None = None) -> int:
         return default_passes(log_n, int(tile or max_stages), [int(r) for r in counts.split("+")])
 
     ntt_device.passes = planned
+    return plan
+
+
+def time_plan(
+    backend: CudaBackend, curve: Curve, values: np.ndarray, launches: list[list[float]], hold: Any, repeat: int
+) -> tuple[dict[bool, list[float]], list[list[float]], list[np.ndarray]]:
+    """The transform of ``values`` under the installed plan, ``repeat`` times plain and held: the ms of each run
+    (plain: False, held: True), the passes' ms of each held run, and the results."""
+    figures: dict[bool, list[float]] = {False: [], True: []}
+    splits: list[list[float]] = []
+    results = []
+    for held in (False, True):
+        backend.ntt(curve, values)  # tables made
+        for _ in range(repeat):
+            if held:
+                with backend.context.stream:
+                    hold((1,), (1,), (np.int64(HOLD_CYCLES),))
+            results.append(backend.ntt(curve, values))
+            figures[held].append(sum(launches[-1]))
+            if held:
+                splits.append(launches[-1])
+    return figures, splits, results
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    cuda_device.OPTIONS = (*cuda_device.OPTIONS, *args.nvrtc)
+    backend = CudaBackend()
+    if not backend.is_available():
+        print(f"cuda backend unavailable: {backend.unavailable_reason()}", file=sys.stderr)
+        return 2
+    hold = backend.context.cp.RawKernel(HOLD_SOURCE, "hold")
+    launches = record_passes(backend.context)
+    plan = install_plans()
     print(f"# {backend.describe()['device']}")
     print(f"{'curve':<10}{'n':<6}{'plan':<14}{'plain ms':>10}{'held ms':>10}{'best held':>10}  passes held (ms)")
     for name in args.curves.split(","):
@@ -99,23 +136,11 @@ def main(argv: list[str] | None = None) -> int:
             expected = None
             for label in PLANS.get(k, ["default"]):
                 plan[0] = label
-                figures: dict[bool, list[float]] = {False: [], True: []}
-                splits: list[list[float]] = []
-                for held in (False, True):
-                    backend.ntt(curve, values)  # tables made
-                    for _ in range(args.repeat):
-                        if held:
-                            with ctx.stream:
-                                hold((1,), (1,), (np.int64(HOLD_CYCLES),))
-                        result = backend.ntt(curve, values)
-                        figures[held].append(sum(launches[-1]))
-                        if held:
-                            splits.append(launches[-1])
-                        if expected is None:
-                            expected = result
-                        elif not np.array_equal(result, expected):
-                            print(f"MISMATCH {name} 2^{k} plan {label}", flush=True)
-                            return 1
+                figures, splits, results = time_plan(backend, curve, values, launches, hold, args.repeat)
+                expected = results[0] if expected is None else expected
+                if any(not np.array_equal(result, expected) for result in results):
+                    print(f"MISMATCH {name} 2^{k} plan {label}", flush=True)
+                    return 1
                 split = " / ".join(f"{statistics.median(s):.3f}" for s in zip(*splits, strict=True))
                 print(
                     f"{name:<10}2^{k:<4}{label:<14}{statistics.median(figures[False]):10.3f}"

@@ -5,10 +5,10 @@
     points         point sections → the backends' limb arrays, every point checked on its curve
     domain         snarkjs's evaluation-domain order against the reference's
     r1cs, wtns     circom's constraint and witness files
-    zkey           snarkjs's Groth16 proving key; zkey_setup writes one from a .r1cs (one-party, for development)
+    zkey           snarkjs's Groth16 proving key; zkey_write writes one (cuzk.engine.setup makes it from a .r1cs)
     snarkjs_json   proof.json, public.json, verification_key.json
     bellman        the 192-byte BLS12-381 proof and VerifyingKey::write
     errors         FormatError and its subclasses: each names the file and where in it
 
-Proving from these files is :mod:`cuzk.zkey_prover`; the command line is :mod:`cuzk.cli_groth16`.
+Proving from these files is :mod:`cuzk.engine.zkey`; the command line is :mod:`cuzk.cli.groth16`.
 """

@@ -49,7 +49,7 @@ class Terms:
         """(row, wire, coefficient) of every term, as Python integers."""
         return zip(self.rows.tolist(), self.wires.tolist(), limbs.limbs_to_ints(self.coefficients), strict=True)
 
-    def evaluate(self, z: list[int], num_rows: int, prime: int) -> list[int]:
+    def row_sums(self, z: list[int], num_rows: int, prime: int) -> list[int]:
         """⟨row, z⟩ mod prime for every row."""
         acc = [0] * num_rows
         for row, wire, coeff in self.entries():
@@ -90,9 +90,9 @@ class R1cs:
         """The witness must be over this prime, have one value per wire and satisfy every constraint; otherwise a
         WitnessMismatchError, or an UnsatisfiedConstraintError naming the first failing constraint, its values and
         its wires (with their signal names when ``names``, from a .sym file, is given)."""
-        check_witness_fits(witness, self.prime, self.num_wires, self.path)
+        check_witness_matches(witness, self.prime, self.num_wires, self.path)
         z = witness.ints()
-        a, b, c = (m.evaluate(z, self.num_constraints, self.prime) for m in (self.a, self.b, self.c))
+        a, b, c = (m.row_sums(z, self.num_constraints, self.prime) for m in (self.a, self.b, self.c))
         for i, (va, vb, vc) in enumerate(zip(a, b, c, strict=True)):
             if va * vb % self.prime != vc:
                 wires = sorted({int(w) for m in (self.a, self.b, self.c) for w in m.wires[m.rows == i]})
@@ -104,7 +104,7 @@ class R1cs:
                 )
 
 
-def check_witness_fits(witness: Witness, prime: int, count: int, what: str) -> None:
+def check_witness_matches(witness: Witness, prime: int, count: int, what: str) -> None:
     """Same prime and ``count`` values, or a WitnessMismatchError naming both files."""
     if witness.prime != prime:
         raise WitnessMismatchError(
@@ -270,4 +270,4 @@ def write_r1cs(
     write_binfile(path, MAGIC, VERSION, [(1, header), (2, bytes(body)), (3, wire_map)])
 
 
-__all__ = ["MAGIC", "R1cs", "Terms", "check_witness_fits", "read_r1cs", "read_sym", "write_r1cs"]
+__all__ = ["MAGIC", "R1cs", "Terms", "check_witness_matches", "read_r1cs", "read_sym", "write_r1cs"]

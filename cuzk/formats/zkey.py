@@ -159,6 +159,14 @@ def curve_of_base_prime(q: int) -> Curve | None:
     return next((c for c in CURVES.values() if c.q == q), None)
 
 
+def curve_of_scalar_prime(prime: int, what: str) -> Curve:
+    """The curve whose Fr has modulus ``prime`` (a circuit's field), or CurveMismatchError naming ``what``."""
+    for curve in CURVES.values():
+        if curve.r == prime:
+            return curve
+    raise CurveMismatchError(what, f"the field prime {prime} is the scalar field of neither bn128 nor bls12381")
+
+
 def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *, check_points: bool = True) -> ZKey:
     """Read a Groth16 .zkey; ``curve`` (a Curve or a name such as bn128) makes a key for another curve an error."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
@@ -184,28 +192,8 @@ def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *,
 
     ic = _read_ic(file, g1, num_public)
     coefficients = _read_coefficients(file, key_curve, num_variables, num_public, domain_size)
-    private = num_variables - num_public - 1
-    layout = [
-        (5, g1, num_variables),
-        (6, g1, num_variables),
-        (7, g2, num_variables),
-        (8, g1, private),
-        (9, g1, domain_size),
-    ]
-    sections = [_point_section(file, section_id, decoder, count) for section_id, decoder, count in layout]
-
-    def table(section: tuple[Cursor, np.ndarray], decoder: PointDecoder) -> PointTable:
-        cursor, raw = section
-        array, bad = decoder.decode(raw, check=check_points)
-        if bad is not None:
-            offset = cursor.section.offset + bad.index * raw.shape[1]
-            raise file.error(f"point {bad.index}: {bad.problem}", cursor.section, offset, InvalidPointError)
-        return PointTable(key_curve, decoder.group, array)
-
-    # numpy releases the GIL inside its loops: the five tables decode side by side on as many cores as there are
-    with ThreadPoolExecutor(max_workers=min(len(layout), os.cpu_count() or 1)) as pool:
-        futures = [pool.submit(table, section, entry[1]) for section, entry in zip(sections, layout, strict=True)]
-        a_query, b_g1_query, b_g2_query, l_query, h_query = (f.result() for f in futures)  # the first error, in order
+    queries = _read_queries(file, key_curve, (num_variables, num_public, domain_size), check_points)
+    a_query, b_g1_query, b_g2_query, l_query, h_query = queries
     return ZKey(
         path=os.fspath(path),
         curve=key_curve,
@@ -226,6 +214,32 @@ def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *,
         l_query=l_query,
         h_query=h_query,
     )
+
+
+def _read_queries(
+    file: BinFile, curve: Curve, sizes: tuple[int, int, int], check_points: bool
+) -> tuple[PointTable, ...]:
+    """Sections 5–9: a_query, b_g1_query, b_g2_query, l_query, h_query, decoded (and checked on the curve and in
+    the subgroup with ``check_points``) into limb tables; InvalidPointError names the first bad point's offset."""
+    num_variables, num_public, domain_size = sizes
+    g1, g2 = PointDecoder(curve, "g1"), PointDecoder(curve, "g2")
+    private = num_variables - num_public - 1
+    layout = [(5, g1, num_variables), (6, g1, num_variables), (7, g2, num_variables), (8, g1, private)]
+    layout.append((9, g1, domain_size))
+    sections = [_point_section(file, section_id, decoder, count) for section_id, decoder, count in layout]
+
+    def table(section: tuple[Cursor, np.ndarray], decoder: PointDecoder) -> PointTable:
+        cursor, raw = section
+        array, bad = decoder.decode(raw, check=check_points)
+        if bad is not None:
+            offset = cursor.section.offset + bad.index * raw.shape[1]
+            raise file.error(f"point {bad.index}: {bad.problem}", cursor.section, offset, InvalidPointError)
+        return PointTable(curve, decoder.group, array)
+
+    # numpy releases the GIL inside its loops: the five tables decode side by side on as many cores as there are
+    with ThreadPoolExecutor(max_workers=min(len(layout), os.cpu_count() or 1)) as pool:
+        futures = [pool.submit(table, section, entry[1]) for section, entry in zip(sections, layout, strict=True)]
+        return tuple(f.result() for f in futures)  # the first error, in order
 
 
 def _read_curve(file: BinFile, header: Cursor, wanted: Curve | str | None) -> Curve:
@@ -349,4 +363,4 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
     return Coefficients(matrix, constraint, signal, stored, curve.r)
 
 
-__all__ = ["GROTH16", "MAGIC", "VERSION", "Coefficients", "ZKey", "read_zkey", "snarkjs_name"]
+__all__ = ["GROTH16", "MAGIC", "VERSION", "Coefficients", "ZKey", "curve_of_scalar_prime", "read_zkey", "snarkjs_name"]

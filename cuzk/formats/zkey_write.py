@@ -1,4 +1,5 @@
-"""Writing a Groth16 .zkey as snarkjs does (the layout is in :mod:`cuzk.formats.zkey`)."""
+"""Writing a Groth16 .zkey as snarkjs does (the layout is in :mod:`cuzk.formats.zkey`); the key itself is made by
+:func:`cuzk.engine.setup.setup_zkey`."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.formats.binfile import write_binfile
 from cuzk.formats.points import PointDecoder, PointTable, field_bytes
-from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, ZKey
+from cuzk.formats.r1cs import R1cs
+from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, Coefficients, ZKey
 from cuzk.reference.curves import Point
 
 
@@ -65,4 +67,17 @@ def write_zkey(path: str | os.PathLike[str], key: ZKey) -> None:
     )
 
 
-__all__ = ["write_zkey"]
+def coefficients_of(r1cs: R1cs) -> Coefficients:
+    """Section 4 of the key of ``r1cs``: A's and B's terms, then A = 1 on the row of each public signal (and the
+    constant), ordered by row as snarkjs's zkey_new.js writes them."""
+    inputs = np.arange(r1cs.num_public + 1, dtype=np.int64)
+    one = limbs.ints_to_limbs([1] * len(inputs), limbs.FR_LIMBS)
+    matrix = np.concatenate([np.zeros_like(r1cs.a.rows), np.ones_like(r1cs.b.rows), np.zeros_like(inputs)])
+    constraint = np.concatenate([r1cs.a.rows, r1cs.b.rows, r1cs.num_constraints + inputs])
+    signal = np.concatenate([r1cs.a.wires, r1cs.b.wires, inputs])
+    values = np.concatenate([r1cs.a.coefficients, r1cs.b.coefficients, one])
+    order = np.argsort(constraint, kind="stable")
+    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values[order], r1cs.prime)
+
+
+__all__ = ["coefficients_of", "write_zkey"]

@@ -23,7 +23,7 @@ def check_shape(pk: ProvingKey, cs: Any) -> None:
         )
 
 
-def check_witness_fits(pk: ProvingKey, cs: Any) -> None:
+def check_satisfies_key(pk: ProvingKey, cs: Any) -> None:
     """The constraint system must be the one the key was made for (same shape), and satisfied."""
     check_shape(pk, cs)
     cs.check_satisfied()
@@ -67,7 +67,7 @@ def create_proof(pk: ProvingKey, cs: Any, *, r: Any, s: Any) -> Proof:
     computes A − [α]₁ − r·[δ]₁ = [Σ_j z_j·u_j(τ)]₁, a fixed function of the witness against which guesses of the
     witness can be tested. :func:`create_proof_insecure` is this function under a name that says so; proofs to
     publish come from :func:`create_random_proof` (or :func:`prove` without r and s)."""
-    check_witness_fits(pk, cs)
+    check_satisfies_key(pk, cs)
     z = cs.full_assignment()
     h = compute_h(pk, cs)
     g1, g2 = pk.curve.g1, pk.curve.g2

@@ -194,8 +194,8 @@ def test_plan_bounds_the_points_per_task(monkeypatch: pytest.MonkeyPatch) -> Non
     assert (tasks[:, 3] - tasks[:, 2]).max() <= 100 and len(tasks) == 20
 
 
-def test_default_window_grows_with_n() -> None:
-    windows = [pippenger.default_window(1 << k) for k in range(0, 25)]
+def test_window_for_threads_grows_with_n() -> None:
+    windows = [pippenger.window_for_threads(1 << k) for k in range(0, 25)]
     assert windows == sorted(windows) and windows[0] >= 1 and windows[-1] <= 20
 
 

@@ -14,11 +14,13 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
+from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.context import DeviceContext, Finish
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.opencl import OpenCLBackend
+from cuzk.backends.opencl import device as opencl_device
 from cuzk.backends.protocol import Backend, KeptScalars
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
@@ -29,6 +31,7 @@ from ._gpu import GPU_BACKENDS, available
 REFERENCE = ReferenceBackend()
 GROUPS = ["g1", "g2"]
 CURVES = {c.name: c for c in (BLS12_381, BN254)}
+DEVICE_MODULES = {"opencl": opencl_device, "cuda": cuda_device}  # their OPTIONS: build options of every program
 
 
 @pytest.fixture(params=list(GPU_BACKENDS))
@@ -540,12 +543,18 @@ def test_field_ops(backend: DeviceBackend, curve: Curve, field: str, rng: random
 
 
 @pytest.mark.parametrize("field", ["fr", "fq"])
-def test_mul_f64(backend: DeviceBackend, curve: Curve, field: str, rng: random.Random) -> None:
+def test_mul_f64(
+    backend: DeviceBackend, curve: Curve, field: str, rng: random.Random, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The multiplication on the FP64 pipe (field_f64.c) gives the integer one's a·b·R⁻¹ mod p: every pair of edge
     operands (0, 1, p − 1, values whose 51-bit digits are all ones: the largest halves and columns) and 2,000 random
-    pairs (results odd and even before the halving of a 256-bit R)."""
+    pairs (results odd and even before the halving of a 256-bit R). No product program builds it: a backend of its
+    own builds the programs with -DCUZK_FP64_MUL."""
     if not backend.context.info.fp64:
         pytest.skip(f"{backend.name}: the device has no doubles (cl_khr_fp64), so no FP64 multiplication")
+    device = DEVICE_MODULES[backend.name]
+    monkeypatch.setattr(device, "OPTIONS", (*device.OPTIONS, "-DCUZK_FP64_MUL"))
+    backend = fresh(backend)
     p = curve.r if field == "fr" else curve.q
     L = limbs.limb_count(p)
     R = 1 << (64 * L)

@@ -15,7 +15,7 @@ from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import (
     MIN_SCAN_BLOCK,
     Memory,
-    default_window,
+    fewest_additions_window,
     piece_sizes,
     plan_msm,
     scan_block,
@@ -32,12 +32,12 @@ INFO = DeviceInfo("test", "test", "gpu", 1, 1 << 30, 1 << 30, {})
 BIG = Memory(budget=1 << 34, max_alloc=1 << 32)
 
 
-def test_default_window_grows_with_n() -> None:
-    windows = [default_window(1 << k, 255) for k in range(0, 25, 2)]
+def test_fewest_additions_window_grows_with_n() -> None:
+    windows = [fewest_additions_window(1 << k, 255) for k in range(0, 25, 2)]
     assert windows == sorted(windows)
-    assert 12 <= default_window(1 << 16, 255) <= 14
+    assert 12 <= fewest_additions_window(1 << 16, 255) <= 14
     for n in (1, 100, 1 << 16):
-        c = default_window(n, 255)
+        c = fewest_additions_window(n, 255)
         assert all(window_cost(n, c, 255) <= window_cost(n, d, 255) for d in range(1, 21))
 
 
@@ -59,7 +59,7 @@ def test_plan_errors_and_fallback() -> None:
                  parallel_items=4)  # fmt: skip
     plan = plan_msm(1 << 20, None, scalar_bits=255, base_bytes=96, xyzz_bytes=192, prepared=True, memory=tiny,
                     parallel_items=4)  # fmt: skip
-    assert plan.window < default_window(1 << 20, 255)  # the default window shrinks to fit
+    assert plan.window < fewest_additions_window(1 << 20, 255)  # the default window shrinks to fit
     with pytest.raises(DeviceMemoryError, match="prepared bases"):
         piece_sizes(1000, 96, tiny)
     assert piece_sizes(10, 96, BIG, max_chunk=4) == [4, 4, 2]
@@ -98,7 +98,7 @@ def test_shifted_window_is_wider_and_cheapest() -> None:
     """Over shifted bases the running sums are paid once, not per window: the best c is at least as wide."""
     for n in (100, 1 << 16, 1 << 20, 1 << 24):
         c = shifted_window(n, 255)
-        assert c >= default_window(n, 255)
+        assert c >= fewest_additions_window(n, 255)
         cost = [window_count(255, d) * n + 2 * (1 << (d - 1)) for d in range(1, 25)]
         assert cost[c - 1] == min(cost)
 

@@ -201,11 +201,12 @@ static inline double __longlong_as_double(long long b) { double x; std::memcpy(&
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed: the CUDA source is not syntax-checked")
-@pytest.mark.parametrize("define", ["", "CUZK_PAIRED_MUL 1", "CUZK_PAIRED_MUL 0"])
+@pytest.mark.parametrize("define", ["", "CUZK_PAIRED_MUL 1", "CUZK_PAIRED_MUL 0", "CUZK_FP64_MUL 1"])
 @pytest.mark.parametrize("program", list(PROGRAMS))
 def test_cuda_source_is_valid_cplusplus(curve: Curve, program: str, define: str, tmp_path: Path) -> None:
     """No nvcc in CI: g++ checks the CUDA variant's syntax and types, with CUDA's names stubbed by a shim (also
-    both builds of the mixed addition, CUZK_PAIRED_MUL 1 and 0, whatever the curve's default)."""
+    both builds of the mixed addition, CUZK_PAIRED_MUL 1 and 0, whatever the curve's default, and the build with
+    the FP64 multiplication, CUZK_FP64_MUL, which no product program sets)."""
     (tmp_path / "shim.h").write_text(CUDA_SHIM)
     src = tmp_path / f"{program}.cu"
     src.write_text((f"#define {define}\n" if define else "") + generate(curve, CUDA, program))

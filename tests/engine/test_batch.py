@@ -1,7 +1,7 @@
 """The engine's G1 MSMs as one msm_batch call, with the assembly's two G1 sums over the key's fixed points: the same
-proof bit for bit on every backend, batched or not; batched by default where the backend times each MSM of a batch
-(the GPU backends), with those times as the parts of the ``msm_batch_g1`` phase in the timings; five backend calls
-per proof."""
+proof bit for bit on every backend, batched or not; batched by default on a device backend (DEVICE: the GPU
+backends), with each MSM's time (TIMINGS) as the parts of the ``msm_batch_g1`` phase in the timings; five backend
+calls per proof."""
 
 from __future__ import annotations
 
@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from cuzk.backends.protocol import MSM_BATCH
+from cuzk.backends.protocol import DEVICE, MSM_BATCH, TIMINGS
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.backends.registry import discover, get_backend, registered_backends
-from cuzk.prover import G1_BATCH, Prover, batches_msms
+from cuzk.engine.prover import G1_BATCH, Prover, batches_msms
+from cuzk.engine.timing import timings_table
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254, Curve
 from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste
 from cuzk.reference.qap import Reduction
-from cuzk.timing import timings_table
 
 TOXIC = {"tau": 987654321, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 G1_PARTS = ["msm_a_g1", "msm_b_g1", "msm_l_g1", "msm_h_g1", "assemble_a_fixed", "assemble_c_fixed"]
@@ -46,7 +46,7 @@ def test_batched_or_not_the_proof_is_the_reference(backend_name: str, batch: boo
     assert (G1_BATCH in names) == batch and ("msm_a_g1" in names) != batch
 
 
-def test_batching_by_default_where_each_msm_of_a_batch_is_timed() -> None:
+def test_batching_by_default_on_a_device() -> None:
     assert not batches_msms(ReferenceBackend())  # its batch is the loop of MSMs: separate calls keep their rows
     assert batches_msms(TimedBatches())
     for name in ("cpu", "opencl", "cuda"):
@@ -58,7 +58,10 @@ def test_batching_by_default_where_each_msm_of_a_batch_is_timed() -> None:
 class TimedBatches(ReferenceBackend):
     """The reference backend reporting device time as the GPU backends do: per call, and per MSM of a batch."""
 
+    """The reference, declaring itself a device backend that times each MSM of a batch."""
+
     name = "timed-reference"
+    capabilities = ReferenceBackend.capabilities | {DEVICE, TIMINGS}
     BATCH_SECONDS = 0.005  # the batch call sleeps this long; MSM j "ran" (j + 1) · 0.2 ms of it
 
     def __init__(self) -> None:
@@ -78,6 +81,9 @@ class TimedBatches(ReferenceBackend):
         time.sleep(self.BATCH_SECONDS)
         self._local.batch = [(j + 1) * 2e-4 for j in range(len(bases))]
         return result
+
+    def last_internal_intervals(self) -> None:
+        return None
 
     def last_internal_seconds(self) -> float:
         batch = getattr(self._local, "batch", None)

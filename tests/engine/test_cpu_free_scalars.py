@@ -82,7 +82,7 @@ def test_scalar_statistics(cpu) -> None:
 
 
 def test_clock_merges_intervals() -> None:
-    from cuzk.backends.cpu.clock import merge, union_seconds
+    from cuzk.backends.intervals import merge, union_seconds
 
     assert merge([(3.0, 4.0), (0.0, 1.0), (0.5, 2.0), (2.0, 2.5)]) == [(0.0, 2.5), (3.0, 4.0)]
     assert union_seconds([(0.0, 1.0), (0.25, 0.5), (2.0, 3.0)]) == pytest.approx(2.0)

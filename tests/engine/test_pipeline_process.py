@@ -1,4 +1,4 @@
-"""prove_many with the synthesis in a worker process (cuzk.witness_process): the same proofs as on a thread, the
+"""prove_many with the synthesis in a worker process (cuzk.engine.witness_process): the same proofs as on a thread, the
 steps' spans recorded, Local jobs kept on the producer thread, every witness shown to on_witness, a failing job
 raised in order, and a clear error when the prover has no compiled circuit."""
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.circuit_job import synthesize
-from cuzk.pipeline import Local, prove_many
-from cuzk.prover import Assignment, Prover
+from cuzk.engine.circuit_job import synthesize
+from cuzk.engine.pipeline import Local, prove_many
+from cuzk.engine.prover import Assignment, Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254
 from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError

@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 
 from cuzk.cli import main
-from cuzk.pipeline import prove_many
-from cuzk.progress import NullProgress, RichProgress, progress_display
-from cuzk.prover import Prover
+from cuzk.cli.progress import RichProgress, progress_display
+from cuzk.engine.pipeline import prove_many
+from cuzk.engine.progress import NullProgress
+from cuzk.engine.prover import Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254
 from cuzk.reference.groth16 import ToxicWaste, generate_parameters_with_toxic_waste

@@ -12,20 +12,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from cuzk.assembly import small_msm_backend
 from cuzk.backends import limbs
 from cuzk.backends.reference import ReferenceBackend
-from cuzk.backends.registry import discover, get_backend, registered_backends
+from cuzk.backends.registry import discover, get_backend, host_backend, registered_backends
 from cuzk.cli import main
+from cuzk.engine.pipeline import prove_many
+from cuzk.engine.prover import ENV_VERIFY, Prover
+from cuzk.engine.timing import Recorder, chrome_trace, overhead, overhead_gaps, overlap_seconds, timings_table
+from cuzk.engine.witness import witness_limbs
 from cuzk.errors import CuzkError, ProofSelfCheckError
-from cuzk.pipeline import prove_many
-from cuzk.prover import ENV_VERIFY, Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.qap import Reduction
-from cuzk.timing import Recorder, chrome_trace, overhead, overhead_gaps, overlap_seconds, timings_table
 
 TOXIC = {"tau": 987654321, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 
@@ -171,23 +171,23 @@ def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
 
 
 def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
-    """small_msm_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
+    """host_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
     thread's chain of doublings), the backend itself otherwise; the opencl prover warms the cpu's MSMs of both
     groups while it is made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums and over
     [β]₂, [δ]₂ are the cpu's."""
     available("opencl")
     available("cpu")
     reference = ReferenceBackend()
-    assert small_msm_backend(reference) is reference
+    assert host_backend(reference) is reference
     cpu = get_backend("cpu")
-    assert small_msm_backend(cpu) is cpu
+    assert host_backend(cpu) is cpu
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
     prover = Prover(pk, "opencl")
-    assert {group: small.name for group, small in prover._small.items()} == {"g1": "cpu", "g2": "cpu"}
+    assert {group: small.name for group, small in prover.assembly.small.items()} == {"g1": "cpu", "g2": "cpu"}
     assert [s.name for s in prover.recorder.spans].count("warm_small_msm") == 1
     assert "warm_small_msm" not in {s.name for s in Prover(pk, reference).recorder.spans}
     calls: list[tuple[str, int]] = []
-    for small in set(prover._small.values()):
+    for small in set(prover.assembly.small.values()):
         msm, msm_prepared = small.msm, small.msm_prepared
 
         def counted(*args: Any, msm: Any = msm, **kwargs: Any) -> Any:
@@ -236,7 +236,7 @@ def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
     last_keep = max((s for s in rec.spans if s.name == "keep_z" and s.level == "engine"), key=lambda s: s.start)
     assert last.start <= last_keep.start and last_keep.end <= last.end
     assert sum(s.name == "keep_abc" for s in rec.spans if s.level == "engine") == 3
-    w = prover.stage(prover.evaluate(cs))
+    w = prover.stage(prover.witness(cs))
     assert w.z_kept is not None and w.abc_kept is not None
     with pytest.raises(ParameterError, match="z_kept"):
         prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept[1:])
@@ -363,11 +363,11 @@ def test_assembly_on_the_backend_handles_the_identity() -> None:
 
 
 def test_witness_values_may_be_field_elements() -> None:
-    """prove_assignment takes limbs (what evaluate gives), or lists of ints or of elements of Fr for z, a, b, c
+    """prove_assignment takes limbs (what witness gives), or lists of ints or of elements of Fr for z, a, b, c
     (converted once: the limbs conversion falls back to int())."""
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
     prover = Prover(pk, "reference")
-    w = prover.evaluate(cs)
+    w = prover.witness(cs)
     assert all(v.dtype == np.uint64 and v.shape[1:] == (4,) for v in (w.z, w.a, w.b, w.c))
     fr = BN254.Fr
     as_ints = [limbs.limbs_to_ints(v) for v in (w.z, w.a, w.b, w.c)]
@@ -375,29 +375,29 @@ def test_witness_values_may_be_field_elements() -> None:
     expected = create_proof(pk, cs, r=5, s=6).to_bytes()
     assert prover.prove_assignment(*as_fr, r=5, s=6).to_bytes() == expected
     assert prover.prove_assignment(*as_ints, r=5, s=6).to_bytes() == expected
-    assert np.array_equal(Prover._to_limbs(as_fr[0]), w.z)
+    assert np.array_equal(witness_limbs(as_fr[0]), w.z)
 
 
 def test_witness_conversion_is_the_limbs_of_the_values() -> None:
     rng = random.Random(1)
     values = [rng.randrange(BN254.r) for _ in range(3 * 4096 + 17)] + [0, 1, BN254.r - 1]
     expected = limbs.ints_to_limbs(values, limbs.FR_LIMBS)
-    assert np.array_equal(Prover._to_limbs(values), expected)
-    assert np.array_equal(Prover._to_limbs([BN254.Fr(v) for v in values]), expected)
-    assert Prover._to_limbs(expected) is expected  # limbs pass through
+    assert np.array_equal(witness_limbs(values), expected)
+    assert np.array_equal(witness_limbs([BN254.Fr(v) for v in values]), expected)
+    assert witness_limbs(expected) is expected  # limbs pass through
 
 
 def test_prove_span_holds_no_witness_conversion() -> None:
-    """The witness crosses to limbs in evaluate (or before the proof for lists), never inside the prove span."""
+    """The witness crosses to limbs in witness (or before the proof for lists), never inside the prove span."""
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
     prover = Prover(pk, "reference")
-    w = prover.evaluate(cs)
+    w = prover.witness(cs)
     prover.prove_assignment(w.z, w.a, w.b, w.c, r=5, s=6)
     prover.prove_assignment(*(limbs.limbs_to_ints(v) for v in (w.z, w.a, w.b, w.c)), r=5, s=6)
     spans = prover.recorder.spans
     proves = [(s.start, s.end) for s in spans if s.name == "prove" and s.level == "engine"]
     conversions = [s for s in spans if s.name == "witness_to_limbs"]
-    assert len(proves) == 2 and len(conversions) == 2  # evaluate's z, and the lists of the second proof
+    assert len(proves) == 2 and len(conversions) == 2  # witness's z, and the lists of the second proof
     assert not any(a < s.end and s.start < b for s in conversions for a, b in proves)
 
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from cuzk.engine.setup import setup_zkey
 from cuzk.formats.r1cs import read_r1cs, write_r1cs
 from cuzk.formats.wtns import read_wtns, write_wtns
 from cuzk.formats.zkey import ZKey, read_zkey
-from cuzk.formats.zkey_setup import setup_zkey
 from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.circuits.cubic import synthesize_cubic
 from cuzk.reference.curves import Curve
@@ -62,7 +62,7 @@ def small_circuits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, SmallC
         cs = cubic_system(curve)
         circuit = SmallCircuit(curve, cs, folder / "cubic.r1cs", folder / "cubic.wtns", folder / "cubic.zkey")
         write_circuit_files(cs, circuit.r1cs, circuit.wtns)
-        write_zkey(circuit.zkey, setup_zkey(read_r1cs(circuit.r1cs), TOXIC))
+        write_zkey(circuit.zkey, setup_zkey(read_r1cs(circuit.r1cs), TOXIC, backend="reference"))
         out[curve.name] = circuit
     return out
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from cuzk import cli_groth16
+from cuzk.cli import main
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
-    code = cli_groth16.main([str(a) for a in argv])
+    code = main([str(a) for a in argv])
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

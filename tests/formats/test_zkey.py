@@ -9,17 +9,18 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
+from cuzk.backends.registry import get_backend
+from cuzk.engine.setup import setup_zkey
+from cuzk.engine.zkey import ZkeyProver, qap_of_zkey
 from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError, TruncatedFileError
 from cuzk.formats.montgomery import MontgomeryField
 from cuzk.formats.r1cs import read_r1cs
 from cuzk.formats.zkey import read_zkey
-from cuzk.formats.zkey_setup import setup_zkey
 from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.curves import BN254
 from cuzk.reference.groth16 import create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.groth16.prover import qap_evaluations as reference_qap_evaluations
 from cuzk.reference.qap import Reduction
-from cuzk.zkey_prover import ZkeyProver, qap_evaluations, to_reference_order
 
 TOXIC_VALUES = {"tau": 123456789, "alpha": 11, "beta": 13, "gamma": 17, "delta": 19}
 
@@ -54,20 +55,25 @@ def test_setup_is_the_reference_setup_on_bn254(small_circuits) -> None:  # type:
     assert (pk.beta_g1, pk.delta_g1) == (expected.beta_g1, expected.delta_g1)
 
 
-def test_qap_evaluations_are_the_reference_ones(small, small_zkey, small_witness) -> None:  # type: ignore[no-untyped-def]
-    """Row by row (constraints, then inputs, then padding) the key's evaluations are the reference's."""
-    a, b, c = qap_evaluations(small_zkey, small_witness.ints())
+@pytest.mark.parametrize("host", ["cpu", "reference"])
+@pytest.mark.parametrize("name", ["bn254", "bls12_381"])
+def test_qap_evaluations_are_the_reference_ones(small_circuits, name: str, host: str) -> None:  # type: ignore[no-untyped-def]
+    """Row by row (constraints, then inputs, then padding) the key's evaluations are the reference's, on every host
+    backend; they come in the reference's domain order, where snarkjs's row i is the domain point k·i mod n (a
+    permutation on BLS12-381, the identity on BN254), and are read back in snarkjs's order here."""
+    from cuzk.formats.domain import row_positions
+    from cuzk.formats.wtns import read_wtns
+
+    small = small_circuits[name]
+    zkey = read_zkey(small.zkey)
+    positions = row_positions(zkey.curve.Fr, zkey.domain_size)
+    evaluations = qap_of_zkey(zkey, get_backend(host)).evaluate(read_wtns(small.wtns).values)
+    a, b, c = (limbs.limbs_to_ints(v[positions]) for v in evaluations)
+    assert bool((positions == np.arange(zkey.domain_size)).all()) is (zkey.curve is BN254)
     ra, rb, rc = reference_qap_evaluations(small.cs)
     assert a == [x.value for x in ra]
     assert b == [x.value for x in rb]
     assert c == [x.value for x in rc]  # A∘B is C where the witness is satisfied, and 0 = 0·0 on the padding
-
-
-def test_reference_order_is_a_permutation(small_zkey) -> None:  # type: ignore[no-untyped-def]
-    values = list(range(small_zkey.domain_size))
-    moved = to_reference_order(small_zkey, values)
-    assert sorted(moved) == values
-    assert (moved == values) is (small_zkey.curve is BN254)
 
 
 @pytest.mark.parametrize("name", ["bn254", "bls12_381"])
@@ -254,9 +260,9 @@ def test_setup_refuses_a_foreign_field(small, tmp_path: Path) -> None:  # type: 
 
 
 def test_bad_witness_without_r1cs_is_caught_by_verifying(small_circuits, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from cuzk.engine.zkey import prove_zkey
     from cuzk.formats.wtns import read_wtns, write_wtns
     from cuzk.reference.errors import UnsatisfiedConstraintError
-    from cuzk.zkey_prover import prove_zkey
 
     small = small_circuits["bn254"]
     values = read_wtns(small.wtns).ints()
@@ -272,9 +278,9 @@ def test_bad_witness_without_r1cs_is_caught_by_verifying(small_circuits, tmp_pat
 
 
 def test_r1cs_of_another_circuit(small_circuits, make_circuit, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from cuzk.engine.zkey import prove_zkey
     from cuzk.formats.wtns import read_wtns
     from cuzk.reference.errors import ProvingKeyError
-    from cuzk.zkey_prover import prove_zkey
 
     small = small_circuits["bn254"]
     make_circuit(BN254, 3, tmp_path / "big.r1cs", tmp_path / "big.wtns")

@@ -31,8 +31,7 @@ from cuzk.formats.points import PointTable
 from cuzk.formats.r1cs import R1cs, read_r1cs, read_sym, write_r1cs
 from cuzk.formats.wtns import Witness, read_wtns, write_wtns
 from cuzk.formats.zkey import ZKey, read_zkey
-from cuzk.formats.zkey_setup import coefficients_of
-from cuzk.formats.zkey_write import write_zkey
+from cuzk.formats.zkey_write import coefficients_of, write_zkey
 from cuzk.reference.circuits.cubic import synthesize_cubic
 from cuzk.reference.curves import BLS12_381, BN254, Curve, Group, Point
 from cuzk.reference.encoding import (

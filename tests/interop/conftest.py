@@ -13,8 +13,6 @@ $CUZK_NODE_TOOLS may name another node_modules/.bin holding snarkjs and circom2 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import shutil
@@ -183,22 +181,10 @@ class CliResult:
     err: str
 
 
-def _cuzk_main() -> Callable[[list[str]], int]:
-    """``cuzk``'s main once it registers the groth16 commands, else the same commands run alone."""
-    from cuzk import cli, cli_groth16
-
-    try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            cli.build_parser().parse_args(["groth16", "verify", "vk.json", "public.json", "proof.json"])
-    except SystemExit:
-        return cli_groth16.main
-    return cli.main
-
-
 @pytest.fixture
 def cuzk(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
     """cuzk(*argv) runs the command line in this process: its exit code, stdout and stderr."""
-    main = _cuzk_main()
+    from cuzk.cli import main
 
     def run(*argv: str | Path) -> CliResult:
         capsys.readouterr()
@@ -209,18 +195,11 @@ def cuzk(capsys: pytest.CaptureFixture[str]) -> Callable[..., CliResult]:
     return run
 
 
-def cuzk_module() -> str:
-    """The module whose ``python -m`` runs the groth16 commands (cuzk.cli once it registers them)."""
-    from cuzk import cli_groth16
-
-    return "cuzk.cli" if _cuzk_main() is not cli_groth16.main else "cuzk.cli_groth16"
-
-
 def run_cuzk_process(*argv: str | Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
     """The command line in a process of its own, as a user runs it."""
     import sys
 
-    command = [sys.executable, "-m", cuzk_module(), *(str(a) for a in argv)]
+    command = [sys.executable, "-m", "cuzk.cli", *(str(a) for a in argv)]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
 
 

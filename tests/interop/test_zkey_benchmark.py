@@ -25,14 +25,13 @@ import pytest
 
 from cuzk.backends import limbs
 from cuzk.backends.registry import get_backend
+from cuzk.engine.zkey import ZkeyProver
 from cuzk.formats.points import PointTable
 from cuzk.formats.r1cs import R1cs, read_r1cs
 from cuzk.formats.wtns import read_wtns
 from cuzk.formats.zkey import ZKey, read_zkey
-from cuzk.formats.zkey_setup import coefficients_of
-from cuzk.formats.zkey_write import write_zkey
+from cuzk.formats.zkey_write import coefficients_of, write_zkey
 from cuzk.reference.curves import BN254, Curve
-from cuzk.zkey_prover import ZkeyProver
 
 ROUNDS = 255
 CIRCUITS = Path(__file__).resolve().parent / "circuits"

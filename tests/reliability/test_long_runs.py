@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 
 from cuzk.backends.registry import discover
-from cuzk.prover import SPAN_LIMIT, Prover
+from cuzk.engine.prover import SPAN_LIMIT, Prover
+from cuzk.engine.timing import Recorder
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254
 from cuzk.reference.groth16 import generate_random_parameters, prepare_verifying_key, verify
 from cuzk.reference.r1cs import ConstraintSystem
-from cuzk.timing import Recorder
 
 
 def engine_backend() -> str:

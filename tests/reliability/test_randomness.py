@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from cuzk.backends.registry import discover
-from cuzk.prover import Prover
+from cuzk.engine.prover import Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254, Curve
 from cuzk.reference.groth16 import (

@@ -1,52 +1,24 @@
-"""A live progress display for long runs: proofs done out of the total, the phase being computed, the time.
+"""The live progress display of ``cuzk prove``: proofs done out of the total, the phase being computed, the time.
 
 :func:`progress_display` gives a :class:`RichProgress` when the output is a terminal (or when forced) and rich can
-be imported, else a :class:`NullProgress` that does nothing: redirected output (logs, CI, pipes) and ``--quiet``
-stay free of control sequences, and the engine runs with numpy and numba alone (rich is imported only here, and
-only when a display is wanted).
+be imported, else the engine's :class:`~cuzk.engine.progress.NullProgress`, which does nothing: redirected output
+(logs, CI, pipes) and ``--quiet`` stay free of control sequences, and rich is imported only here, and only when a
+display is wanted.
 
-A display follows the engine through its :class:`~cuzk.timing.Recorder` (:meth:`Progress.attach`): every phase
-that starts (``msm_l_g1``, ``compute_h``, …) becomes the current phase; ``prove`` spans count the proofs.
+A display follows the engine through its :class:`~cuzk.engine.timing.Recorder` (:meth:`RichProgress.attach`): every
+phase that starts (``msm_l_g1``, ``compute_h``, …) becomes the current phase; the engine counts the proofs.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
-from types import TracebackType
 from typing import Any, TextIO
 
-from cuzk.timing import Recorder
+from cuzk.engine.progress import NullProgress, Progress
+from cuzk.engine.timing import Recorder
 
 QUIET_PHASES = frozenset({"witness_to_limbs", "wait_b_g2", "h"})  # too short or too generic to be worth a line
-
-
-class Progress:
-    """The display's interface; this base class shows nothing."""
-
-    enabled = False
-
-    def __enter__(self) -> Progress:
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
-        self.close()
-
-    def attach(self, recorder: Recorder) -> None:
-        """Follow the phases the engine records (a no-op for a disabled display)."""
-
-    def step(self, text: str) -> None:
-        """Show ``text`` as the current step (setup, key preparation, …)."""
-
-    def proof_done(self) -> None:
-        """One more proof is finished."""
-
-    def close(self) -> None:
-        """Stop the display (and leave the terminal as it was)."""
-
-
-class NullProgress(Progress):
-    """No display: output that is not a terminal, ``--quiet``, or no rich."""
 
 
 class RichProgress(Progress):
@@ -124,4 +96,4 @@ def progress_display(total: int, *, quiet: bool = False, stream: TextIO | None =
         return NullProgress()
 
 
-__all__ = ["NullProgress", "Progress", "RichProgress", "progress_display"]
+__all__ = ["QUIET_PHASES", "RichProgress", "progress_display"]

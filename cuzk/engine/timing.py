@@ -39,11 +39,13 @@ import json
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from cuzk.backends.intervals import union_seconds
 
 LEVELS = ("engine", "backend", "internal")
 GAPS_LISTED = 4  # the --timings table names the longest stretches of overhead
@@ -223,16 +225,6 @@ def overlap_seconds(recorder: Recorder, a: str, b_names: list[str]) -> float:
             for s in recorder.spans:
                 if s.level == "engine" and s.name in b_names:
                     total += max(0.0, min(sa.end, s.end) - max(sa.start, s.start))
-    return total
-
-
-def union_seconds(intervals: Iterable[tuple[float, float]]) -> float:
-    """The total length of the union of the intervals (start, end)."""
-    total, covered_to = 0.0, float("-inf")
-    for start, end in sorted(intervals):
-        if end > covered_to:
-            total += end - max(start, covered_to)
-            covered_to = end
     return total
 
 

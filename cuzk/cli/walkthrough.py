@@ -1,4 +1,4 @@
-"""The Groth16 walkthrough: x³ + x + 5 = 35 from circuit to pairing check, every intermediate printed.
+"""``cuzk walkthrough``: Groth16 on x³ + x + 5 = 35 from circuit to pairing check, every intermediate printed.
 
 First on the toy setting of :mod:`cuzk.reference.toy` (p = 64513, "group elements" are numbers, the pairing is
 multiplication), where every value can be recomputed by hand; then on BN254 and BLS12-381, where the same steps
@@ -7,12 +7,21 @@ produce real curve points. ``cuzk walkthrough`` prints it; docs/walkthrough.md e
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from typing import Any
 
+from cuzk.cli.options import Subparsers
 from cuzk.reference.circuits.cubic import synthesize_cubic
 from cuzk.reference.curves import curve_by_name
-from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, prepare_inputs
+from cuzk.reference.groth16 import (
+    Proof,
+    ProvingKey,
+    ToxicWaste,
+    create_proof,
+    generate_parameters_with_toxic_waste,
+    prepare_inputs,
+)
 from cuzk.reference.ntt import domain_root, ntt
 from cuzk.reference.qap import Reduction, domain_size, evaluate_rows, qap_matrices, witness_map
 from cuzk.reference.r1cs import ConstraintSystem, dense
@@ -21,6 +30,7 @@ from cuzk.reference.toy import TOY
 # Fixed, public, and therefore insecure values: the walkthrough must print the same numbers on every run.
 WALKTHROUGH_TOXIC = {"tau": 20, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 WALKTHROUGH_R, WALKTHROUGH_S = 13, 17
+CURVE_CHOICES = ["toy", "bn254", "bls12_381"]
 
 Emit = Callable[[str], None]
 
@@ -72,12 +82,8 @@ def _table(emit: Emit, title: str, rows: list[list[int]], names: list[str]) -> N
         emit("    [" + ", ".join(f"{_num(v):>6}" for v in row) + "]")
 
 
-def run_walkthrough(curve_name: str, emit: Emit = print) -> bool:
-    """Print the whole pipeline for one setting ("toy", "bn254" or "bls12_381"); return the verifier's verdict."""
-    curve = TOY if curve_name == "toy" else curve_by_name(curve_name)
-    fr = curve.Fr
-    emit(f"=== Groth16 on {curve.name}: scalars in F_r, r = {_num(fr.MODULUS)} ===")
-    emit("")
+def show_circuit(emit: Emit, fr: Any) -> ConstraintSystem:
+    """Steps 1 and 2: the circuit with x = 3, its assignment z and its R1CS rows, each checked on z."""
     emit("1. The circuit: prove knowledge of x with x³ + x + 5 = 35, without revealing x (x = 3).")
     cs = ConstraintSystem(fr)
     synthesize_cubic(cs, x=3)
@@ -93,7 +99,15 @@ def run_walkthrough(curve_name: str, emit: Emit = print) -> bool:
         va, vb, vc = (sum((z[j] * coeff for j, coeff in m[k]), fr.zero()) for m in (a, b, c))
         emit(f"   row {k} ({name}): {_num(va)} · {_num(vb)} = {_num(vc)}")
     emit("")
+    return cs
 
+
+def show_qap(emit: Emit, cs: ConstraintSystem) -> list[Any]:
+    """Step 3: the QAP's polynomials u_j, v_j, w_j, then A, B, C and H of this z; returns H's coefficients."""
+    fr = cs.field
+    names = cs.input_names + cs.aux_names
+    z = cs.full_assignment()
+    a, b, c = cs.matrices()
     n = domain_size(len(a), cs.num_inputs)
     omega = domain_root(fr, n)
     qa, qb, qc = qap_matrices(a, b, c, cs.num_inputs)
@@ -120,34 +134,47 @@ def run_walkthrough(curve_name: str, emit: Emit = print) -> bool:
     rhs = rhs + [fr.zero()] * (len(lhs) - len(rhs))
     emit(f"   check A·B − C = H·Z coefficient by coefficient: {lhs == rhs[: len(lhs)]}")
     emit("")
+    return h
 
+
+def show_setup(emit: Emit, cs: ConstraintSystem, curve: Any) -> ProvingKey:
+    """Step 4: the setup with the fixed toxic waste, every query of the proving key; returns the key."""
+    fr = curve.Fr
     toxic = ToxicWaste(**{k: fr(v) for k, v in WALKTHROUGH_TOXIC.items()})
     emit("4. The setup. Toxic waste (fixed here, so INSECURE; a real setup forgets it):")
     emit("   " + ", ".join(f"{k} = {v}" for k, v in WALKTHROUGH_TOXIC.items()))
     pk = generate_parameters_with_toxic_waste(cs, curve, toxic, reduction=Reduction.LIBSNARK)
-    vk = pk.vk
     for label, points in (
         ("a_query    = [u_j(τ)]₁", pk.a_query),
         ("b_g1_query = [v_j(τ)]₁", pk.b_g1_query),
         ("b_g2_query = [v_j(τ)]₂", pk.b_g2_query),
         ("h_query    = [τ^i·Z(τ)/δ]₁", pk.h_query),
         ("l_query    = [(β·u_j + α·v_j + w_j)/δ]₁ (aux j)", pk.l_query),
-        ("gamma_abc  = [(β·u_i + α·v_i + w_i)/γ]₁ (public i)", vk.gamma_abc_g1),
+        ("gamma_abc  = [(β·u_i + α·v_i + w_i)/γ]₁ (public i)", pk.vk.gamma_abc_g1),
     ):
         emit(f"   {label}:")
         emit("      " + ", ".join(_point(p) for p in points))
     emit("")
+    return pk
 
+
+def show_proof(emit: Emit, pk: ProvingKey, cs: ConstraintSystem, h: list[Any]) -> Proof:
+    """Step 5: the proof with the fixed blinding r, s, each element with the sum it is; returns the proof."""
     emit(f"5. The proof, with blinding r = {WALKTHROUGH_R}, s = {WALKTHROUGH_S}:")
     proof = create_proof(pk, cs, r=WALKTHROUGH_R, s=WALKTHROUGH_S)
     emit(f"   H's scalars (its coefficients) = ({', '.join(_num(x) for x in h)})")
     emit(f"   [A]₁ = [α]₁ + Σ z_j·a_query[j] + r·[δ]₁ = {_point(proof.a)}")
     emit(f"   [B]₂ = [β]₂ + Σ z_j·b_g2_query[j] + s·[δ]₂ = {_point(proof.b)}")
     emit(f"   [C]₁ = Σ z_aux·l_query + Σ h_i·h_query[i] + s·[A]₁ + r·[B]₁ − r·s·[δ]₁ = {_point(proof.c)}")
-    if curve is not TOY:
+    if pk.curve is not TOY:
         emit(f"   proof bytes (compressed A‖B‖C) = {proof.to_bytes().hex()}")
     emit("")
+    return proof
 
+
+def show_verification(emit: Emit, pk: ProvingKey, cs: ConstraintSystem, proof: Proof) -> bool:
+    """Step 6: the pairing check with the public input (term by term in the toy); returns the verdict."""
+    curve, vk, fr = pk.curve, pk.vk, cs.field
     public = cs.input_assignment[1:]
     acc = prepare_inputs(vk, public)
     emit(f"6. Verification with the public input ~out = {_num(public[0])}:")
@@ -162,4 +189,27 @@ def run_walkthrough(curve_name: str, emit: Emit = print) -> bool:
     )
     emit(f"   pairing check: {'OK' if ok else 'FAILED'}")
     emit("")
-    return ok
+    return bool(ok)
+
+
+def run_walkthrough(curve_name: str, emit: Emit = print) -> bool:
+    """Print the whole pipeline for one setting ("toy", "bn254" or "bls12_381"); return the verifier's verdict."""
+    curve = TOY if curve_name == "toy" else curve_by_name(curve_name)
+    emit(f"=== Groth16 on {curve.name}: scalars in F_r, r = {_num(curve.Fr.MODULUS)} ===")
+    emit("")
+    cs = show_circuit(emit, curve.Fr)
+    h = show_qap(emit, cs)
+    pk = show_setup(emit, cs, curve)
+    proof = show_proof(emit, pk, cs, h)
+    return show_verification(emit, pk, cs, proof)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    names = CURVE_CHOICES if args.curve == "all" else [args.curve]
+    return 0 if all([run_walkthrough(name) for name in names]) else 1
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    walk = subparsers.add_parser("walkthrough", help="Groth16 on x³ + x + 5 = 35 with every intermediate value")
+    walk.add_argument("--curve", default="all", choices=[*CURVE_CHOICES, "all"])
+    walk.set_defaults(run=run_command)

@@ -1,10 +1,11 @@
 """Witnesses made in a worker process, so that a circuit's pure-Python synthesis does not hold the prover's GIL.
 
 A synthesis thread beside the prover shares its interpreter: every kernel launch of a GPU proof waits for that
-thread to give up the GIL (a 2^20 BN254 proof on an H200 took 161 ms alone and 12.6 s beside a synthesis). The
+thread to give up the GIL (docs/performance.md has the figures: a GPU proof many times slower beside one). The
 worker here is a separate process, started with "spawn" (never "fork": the parent may hold a GPU context and
-thread pools). It gets the circuit's compiled matrices once; for each job it synthesizes the constraint system
-and evaluates z and A·z, B·z, C·z, and sends back the four arrays and the times of the three steps
+thread pools). It gets the circuit's QAP matrices once (prepared on the prover's host backend, which must pickle:
+the cpu and reference backends do); for each job it synthesizes the constraint system and evaluates z and A·z, B·z,
+C·z, and sends back the four arrays and the times of the three steps
 (``time.perf_counter``, the system's monotonic clock, which the processes share).
 """
 
@@ -16,40 +17,39 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
-from cuzk.prover import Assignment
-from cuzk.witness import CompiledR1CS
+from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 
 Steps = list[tuple[str, float, float]]  # (step, start, end) in perf_counter seconds
 
-_COMPILED: CompiledR1CS | None = None  # the worker's copy of the circuit's matrices
+_QAP: SparseQap | None = None  # the worker's copy of the circuit's matrices
 
 
-def _start(compiled: CompiledR1CS) -> None:
-    global _COMPILED
-    _COMPILED = compiled
+def _start(qap: SparseQap) -> None:
+    global _QAP
+    _QAP = qap
 
 
 def make_witness(job: Callable[[], Any]) -> tuple[Assignment, Steps]:
-    """In the worker: synthesize ``job()``'s constraint system and evaluate its witness, as Prover.evaluate does."""
-    assert _COMPILED is not None, "the worker was started without the circuit's matrices"
+    """In the worker: synthesize ``job()``'s constraint system and evaluate its witness, as Prover.witness does."""
+    assert _QAP is not None, "the worker was started without the circuit's matrices"
     t0 = time.perf_counter()
     cs = job()
     t1 = time.perf_counter()
-    z = _COMPILED.witness([v.value for v in cs.full_assignment()])
+    z = witness_limbs([v.value for v in cs.full_assignment()])
     del cs
     t2 = time.perf_counter()
-    a, b, c = _COMPILED.evaluate(z)
+    a, b, c = _QAP.evaluate(z)
     t3 = time.perf_counter()
     return Assignment(z, a, b, c), [("synthesis", t0, t1), ("witness_to_limbs", t1, t2), ("qap_evaluations", t2, t3)]
 
 
 class WitnessProcess:
-    """One worker process making witnesses of one compiled circuit; jobs must pickle (module-level functions,
+    """One worker process making witnesses of one circuit; jobs must pickle (module-level functions,
     ``functools.partial`` of them). Close it (or use it as a context manager) to end the process."""
 
-    def __init__(self, compiled: CompiledR1CS) -> None:
+    def __init__(self, qap: SparseQap) -> None:
         context = multiprocessing.get_context("spawn")
-        self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start, initargs=(compiled,))
+        self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start, initargs=(qap,))
 
     def submit(self, job: Callable[[], Any]) -> Future[tuple[Assignment, Steps]]:
         return self._pool.submit(make_witness, job)

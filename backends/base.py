@@ -1,0 +1,377 @@
+"""The base class of the backends: every input validated, every capability's public method written once.
+
+:class:`BackendBase` checks availability, normalises the curve and validates every array (dtype, shape, limb count,
+canonical values, matching lengths) before a subclass's ``_msm``/``_ntt``/… hook runs, so every backend rejects bad
+input with the same typed error naming the array and the row. Re-exported by :mod:`cuzk.backends.protocol`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.capabilities import (
+    BINARY_FIELD_OPS,
+    COMPUTE_H,
+    FIELD_OPS,
+    FIXED_BASE,
+    KEPT_SCALARS,
+    MSM_BATCH,
+    PREPARED_BASES,
+    REDUCTIONS,
+    SPARSE,
+    UNARY_FIELD_OPS,
+    FieldName,
+    KeptScalars,
+    PreparedBases,
+    Reduction,
+    SparseMatrix,
+)
+from cuzk.backends.checks import (
+    CurveLike,
+    check_device,
+    check_domain,
+    check_group,
+    check_output,
+    check_same_length,
+    check_window,
+    resolve_curve,
+    rows_within,
+)
+from cuzk.backends.errors import (
+    BackendInputError,
+    BackendOutputError,
+    BackendUnavailableError,
+    CapabilityMissingError,
+    InputSizeMismatchError,
+    InputTypeError,
+    NotPowerOfTwoError,
+)
+from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
+from cuzk.reference.curves import Curve
+
+
+class BackendBase:
+    """Validation and capability bookkeeping shared by every backend; subclasses implement the ``_`` hooks.
+
+    The public methods check availability, normalise the curve, validate every array, call the hook with arrays
+    known to be well formed, and check the hook's result shape. A hook of an undeclared capability is never called:
+    the public method raises CapabilityMissingError first.
+    """
+
+    name: ClassVar[str] = ""
+    priority: ClassVar[int] = 0
+    capabilities: ClassVar[frozenset[str]] = frozenset()
+
+    def __init__(self, *, device: int | None = None) -> None:
+        self.device = check_device(device)
+
+    def unavailable_reason(self) -> str | None:
+        return None
+
+    def is_available(self) -> bool:
+        return self.unavailable_reason() is None
+
+    def describe(self) -> dict[str, Any]:
+        return {"device": None, "versions": {"numpy": np.__version__}}
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, device={self.device!r})"
+
+    # --- the required operations ----------------------------------------------------------------------------------
+
+    def msm(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: np.ndarray,
+        scalars: np.ndarray,
+        *,
+        window: int | None = None,
+    ) -> np.ndarray:
+        c, g = self._ready(curve), check_group(group)
+        check_points(c, g, bases)
+        check_scalars(c, scalars)
+        check_same_length(bases, scalars, ("bases", "scalars"))
+        result = self._msm(c, g, bases, scalars, check_window(window))
+        return check_output(self.name, "msm", result, limbs.point_shape(c, g))
+
+    def ntt(self, curve: CurveLike, values: np.ndarray, *, inverse: bool = False, coset: bool = False) -> np.ndarray:
+        c = self._ready(curve)
+        check_scalars(c, values, "values")
+        check_domain(c, len(values))
+        result = self._ntt(c, values, bool(inverse), bool(coset))
+        return check_output(self.name, "ntt", result, values.shape)
+
+    # --- optional capabilities ------------------------------------------------------------------------------------
+
+    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases:
+        c, g = self._ready(curve, PREPARED_BASES), check_group(group)
+        check_points(c, g, bases)
+        return PreparedBases(self.name, c, g, len(bases), self._prepare_bases(c, g, bases))
+
+    def msm_prepared(
+        self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, *, window: int | None = None
+    ) -> np.ndarray:
+        self._require(PREPARED_BASES)
+        self._check_handle(handle)
+        self._check_scalars(handle.curve, scalars, "scalars")
+        if len(scalars) != handle.n:
+            raise InputSizeMismatchError(f"{len(scalars)} rows for {handle.n} prepared bases", array="scalars")
+        result = self._msm_prepared(handle, scalars, check_window(window))
+        return check_output(self.name, "msm_prepared", result, limbs.point_shape(handle.curve, handle.group))
+
+    def msm_batch(
+        self,
+        curve: CurveLike,
+        group: str,
+        bases: Sequence[np.ndarray | PreparedBases],
+        scalars: Sequence[np.ndarray | KeptScalars],
+        *,
+        windows: Sequence[int | None] | None = None,
+    ) -> np.ndarray:
+        c, g = self._ready(curve, MSM_BATCH), check_group(group)
+        if len(bases) != len(scalars):
+            raise InputSizeMismatchError(f"{len(scalars)} scalar arrays for {len(bases)} bases", array="scalars")
+        wins = [None] * len(bases) if windows is None else [check_window(w) for w in windows]
+        if len(wins) != len(bases):
+            raise InputSizeMismatchError(f"{len(wins)} windows for {len(bases)} MSMs", array="windows")
+        for j, (b, s) in enumerate(zip(bases, scalars, strict=True)):
+            if isinstance(b, PreparedBases):
+                self._check_handle(b, f"bases[{j}]")
+                if b.curve is not c or b.group != g:
+                    raise BackendInputError(
+                        f"prepared for {b.curve.name} {b.group}, not {c.name} {g}", array=f"bases[{j}]"
+                    )
+            else:
+                check_points(c, g, b, f"bases[{j}]")
+            if not any(rows_within(s, earlier) for earlier in scalars[:j]):
+                self._check_scalars(c, s, f"scalars[{j}]")
+            if len(b) != len(s):
+                raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
+        result = self._msm_batch(c, g, list(bases), list(scalars), wins)
+        return check_output(self.name, "msm_batch", result, (len(bases), *limbs.point_shape(c, g)))
+
+    def compute_h(
+        self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction
+    ) -> np.ndarray:
+        cv, shape = self._check_h(curve, a, b, c, reduction)
+        return check_output(self.name, "compute_h", self._compute_h(cv, a, b, c, reduction), shape)
+
+    def keep_scalars(self, curve: CurveLike, scalars: np.ndarray) -> KeptScalars:
+        cv = self._ready(curve, KEPT_SCALARS)
+        check_scalars(cv, scalars)
+        return self._checked_kept("keep_scalars", self._keep_scalars(cv, scalars), len(scalars))
+
+    def compute_h_kept(
+        self,
+        curve: CurveLike,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars,
+        c: np.ndarray | KeptScalars,
+        *,
+        reduction: Reduction,
+    ) -> KeptScalars:
+        self._require(KEPT_SCALARS)
+        cv, shape = self._check_h(curve, a, b, c, reduction, kept=True)
+        return self._checked_kept("compute_h_kept", self._compute_h_kept(cv, a, b, c, reduction), shape[0])
+
+    def _checked_kept(self, method: str, kept: object, rows: int) -> KeptScalars:
+        if not isinstance(kept, KeptScalars) or kept.backend != self.name or len(kept) != rows:
+            raise BackendOutputError(f"backend {self.name!r}: {method} returned {kept!r}, expected {rows} rows")
+        return kept
+
+    def _check_h(
+        self, curve: CurveLike, a: Any, b: Any, c: Any, reduction: str, *, kept: bool = False
+    ) -> tuple[Curve, tuple[int, int]]:
+        """The checks of compute_h's inputs (with ``kept``, KeptScalars of this backend too): the curve and the
+        result's shape."""
+        cv = self._ready(curve, COMPUTE_H)
+        for name, array in (("a", a), ("b", b), ("c", c)):
+            if kept:
+                self._check_scalars(cv, array, name)
+            else:
+                check_scalars(cv, array, name)
+        check_same_length(a, b, ("a", "b"))
+        check_same_length(a, c, ("a", "c"))
+        if reduction not in REDUCTIONS:
+            raise BackendInputError(f"unknown reduction {reduction!r}; expected one of {REDUCTIONS}", array="reduction")
+        n = len(a)
+        if n == 0:
+            raise NotPowerOfTwoError("length 0: the QAP domain has at least one point", array="a")
+        check_domain(cv, n, "a")
+        if reduction == "circom":
+            check_domain(cv, 2 * n, "a (the circom reduction needs the 2n-point domain)")
+        return cv, ((n - 1, 4) if reduction == "libsnark" else (n, 4))
+
+    def field_op(
+        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        c = self._ready(curve, FIELD_OPS)
+        if field not in ("fr", "fq"):
+            raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
+        modulus, what = (c.r, "r") if field == "fr" else (c.q, "q")
+        label = f"an {field.capitalize()} element of {c.name}"
+        check_limb_array(a, name="a", inner=(), modulus=modulus, what=label, modulus_name=what)
+        if op in BINARY_FIELD_OPS:
+            if b is None:
+                raise BackendInputError(f"{op} needs a second operand", array="b")
+            check_limb_array(b, name="b", inner=(), modulus=modulus, what=label, modulus_name=what)
+            check_same_length(a, b, ("a", "b"))
+        elif op in UNARY_FIELD_OPS:
+            if b is not None:
+                raise BackendInputError(f"{op} takes one operand", array="b")
+        else:
+            known = ", ".join(BINARY_FIELD_OPS + UNARY_FIELD_OPS)
+            raise BackendInputError(f"unknown operation {op!r}; expected one of {known}", array="op")
+        return check_output(self.name, f"field_op {op}", self._field_op(c, field, op, a, b), a.shape)
+
+    def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
+        c, g = self._ready(curve, FIXED_BASE), check_group(group)
+        check_scalars(c, scalars)
+        shape = (len(scalars), *limbs.point_shape(c, g))
+        return check_output(self.name, "generator_multiples", self._generator_multiples(c, g, scalars), shape)
+
+    def prepare_sparse(
+        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> SparseMatrix:
+        c = self._ready(curve, SPARSE)
+        indptr, columns = check_csr(indptr, columns, num_columns)
+        check_scalars(c, coefficients, "coefficients")
+        check_same_length(columns, coefficients, ("columns", "coefficients"))
+        payload = self._prepare_sparse(c, indptr, columns, coefficients, num_columns)
+        return SparseMatrix(self.name, c, len(indptr) - 1, num_columns, payload)
+
+    def sparse_product(
+        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
+    ) -> np.ndarray:
+        self._require(SPARSE)
+        if not isinstance(matrix, SparseMatrix) or matrix.backend != self.name:
+            raise BackendInputError(
+                f"expected a SparseMatrix prepared by {self.name!r}, got {matrix!r}", array="matrix"
+            )
+        out_rows = matrix.rows if rows is None else rows
+        if out_rows < matrix.rows:
+            raise InputSizeMismatchError(f"{out_rows} output rows for a matrix of {matrix.rows}", array="rows")
+        self._check_scalars(matrix.curve, z, "z")
+        if len(z) < matrix.columns:
+            raise InputSizeMismatchError(f"the matrix has {matrix.columns} columns, z {len(z)} rows", array="z")
+        result = self._sparse_product(matrix, z, out_rows)
+        return check_output(self.name, "sparse_product", result, (out_rows, limbs.FR_LIMBS))
+
+    def last_internal_seconds(self) -> float | None:
+        return None
+
+    def last_internal_intervals(self) -> list[tuple[float, float]] | None:
+        return None
+
+    def last_batch_seconds(self) -> list[float] | None:
+        return None
+
+    # --- hooks for subclasses -------------------------------------------------------------------------------------
+
+    def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
+        raise NotImplementedError
+
+    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> Any:
+        raise NotImplementedError
+
+    def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _msm_batch(
+        self,
+        curve: Curve,
+        group: str,
+        bases: list[np.ndarray | PreparedBases],
+        scalars: list[np.ndarray],
+        windows: list[int | None],
+    ) -> np.ndarray:
+        """The MSMs one after another (a backend overrides this when it can do better, e.g. one launch)."""
+        results = [
+            self._msm_prepared(b, s, w) if isinstance(b, PreparedBases) else self._msm(curve, group, b, s, w)
+            for b, s, w in zip(bases, scalars, windows, strict=True)
+        ]
+        return np.stack(results) if results else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
+
+    def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
+        raise NotImplementedError
+
+    def _compute_h_kept(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
+        raise NotImplementedError
+
+    def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
+        raise NotImplementedError
+
+    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _prepare_sparse(
+        self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> Any:
+        raise NotImplementedError
+
+    def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
+        raise NotImplementedError
+
+    # --- helpers --------------------------------------------------------------------------------------------------
+
+    def _require(self, capability: str | None = None) -> None:
+        reason = self.unavailable_reason()
+        if reason is not None:
+            raise BackendUnavailableError(self.name, reason)
+        if capability is not None and capability not in self.capabilities:
+            raise CapabilityMissingError(
+                f"backend {self.name!r} does not offer {capability!r} (it declares: "
+                f"{', '.join(sorted(self.capabilities)) or 'nothing optional'}); check has_capability() first"
+            )
+
+    def _ready(self, curve: CurveLike, capability: str | None = None) -> Curve:
+        self._require(capability)
+        return resolve_curve(curve)
+
+    def _check_scalars(self, curve: Curve, scalars: object, name: str) -> None:
+        """check_scalars, or for KeptScalars: this backend's, of this curve (made and checked by it)."""
+        if not isinstance(scalars, KeptScalars):
+            check_scalars(curve, scalars, name)
+        elif scalars.backend != self.name or KEPT_SCALARS not in self.capabilities:
+            raise BackendInputError(f"kept by backend {scalars.backend!r}, cannot be used by {self.name!r}", array=name)
+        elif scalars.curve is not curve:
+            raise BackendInputError(f"kept for {scalars.curve.name}, not {curve.name}", array=name)
+
+    def _check_handle(self, handle: object, name: str = "handle") -> None:
+        if not isinstance(handle, PreparedBases):
+            raise InputTypeError(f"expected PreparedBases, got {type(handle).__name__}", array=name)
+        if handle.backend != self.name:
+            raise BackendInputError(
+                f"prepared by backend {handle.backend!r}, cannot be used by {self.name!r}", array=name
+            )
+
+
+def check_csr(indptr: np.ndarray, columns: np.ndarray, num_columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` and ``columns`` of a CSR matrix as contiguous int64 arrays: indptr rises from 0 to the number of
+    terms, every column lies in 0 … num_columns − 1; else BackendInputError naming the array."""
+    indptr, columns = np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(columns, np.int64)
+    if (
+        indptr.ndim != 1
+        or len(indptr) == 0
+        or indptr[0] != 0
+        or indptr[-1] != len(columns)
+        or (np.diff(indptr) < 0).any()
+    ):
+        raise BackendInputError("must rise from 0 to the number of terms", array="indptr")
+    if len(columns) and (columns.min() < 0 or columns.max() >= num_columns):
+        raise BackendInputError(f"a column lies outside 0 … {num_columns - 1}", array="columns")
+    return indptr, columns
+
+
+__all__ = ["BackendBase", "check_csr"]

@@ -1,0 +1,111 @@
+"""The proof from its MSM results: the terms over the key's fixed points, and the additions of the paper's formula.
+
+[A]₁, [B]₂ and [C]₁ each add a few multiples of the key's fixed points ([α]₁, [β]₁, [δ]₁, [β]₂, [δ]₂) to the sums of
+the MSMs over the queries. Those few multiples are MSMs too, over the fixed points prepared like the queries where
+they run, so the group elements are the reference's and the bytes the same:
+
+- [α]₁ + r·[δ]₁ and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ need no MSM result: on a batching backend they ride in the batch of
+  the query MSMs (:meth:`Assembly.fixed_terms`), else they are MSMs of their own at the end;
+- Σl + Σh + s·Σa + r·Σb is an MSM over four points just read back, and [β]₂ + s·[δ]₂ one over two points: on a
+  device such an MSM is one thread's chain of 255 doublings, so both run on the host backend beside a device
+  (:func:`~cuzk.backends.registry.host_backend`), and on the device's own backend otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.protocol import PREPARED_BASES, Backend, has_capability
+from cuzk.engine.calls import Bases, TimedCalls
+from cuzk.formats.points import PointTable
+from cuzk.reference.curves import Curve, Point
+from cuzk.reference.groth16 import Proof, ProvingKey
+
+Terms = dict[str, tuple[Bases, list[int]]]  # named sums Σ k_i·P_i over fixed points: (bases, [k_i])
+
+
+def prepare(calls: TimedCalls, backend: Backend, curve: Curve, group: str, points: Any) -> Bases:
+    """Points as ``backend``'s MSMs take them: a list of reference points, or a :class:`PointTable` whose limbs were
+    read in bulk from a file (a .zkey); handed to the backend to keep resident when it offers PREPARED_BASES."""
+    array = points.limbs if isinstance(points, PointTable) else limbs.points_to_limbs(curve, group, points)
+    if has_capability(backend, PREPARED_BASES):
+        return calls.prepare_bases(backend, curve, group, array)
+    return array
+
+
+class Assembly:
+    """The assembly of proofs for one key: ``backend`` runs the G1 terms over the fixed points, ``small`` (by
+    group) the MSMs over a few points (the host backend beside a device), ``batch`` says whether G1 MSMs are
+    batched (then the fixed terms come with the query MSMs' batch)."""
+
+    def __init__(
+        self, pk: ProvingKey, calls: TimedCalls, backend: Backend, small: dict[str, Backend], *, batch: bool
+    ) -> None:
+        self.curve, self.calls, self.backend, self.small, self.batch = pk.curve, calls, backend, small, batch
+        vk = pk.vk
+        fixed_g1, fixed_g2 = [vk.alpha_g1, pk.beta_g1, pk.delta_g1], [vk.beta_g2, vk.delta_g2]
+        self.fixed_g1 = prepare(calls, backend, self.curve, "g1", fixed_g1)
+        self.fixed_g2 = prepare(calls, small["g2"], self.curve, "g2", fixed_g2)
+        self._fixed_points = {"g1": [*fixed_g1, vk.alpha_g1], "g2": fixed_g2}
+
+    def warm(self, own: dict[str, Backend]) -> None:
+        """One MSM of the assembly's shape on each group's small-MSM backend that is not the group's ``own``, so
+        that its code is compiled (or loaded from a cache) while the prover is made, not in the first proof."""
+        order = self.curve.r
+        for group, points in self._fixed_points.items():
+            if self.small[group] is own[group]:
+                continue
+            bases = limbs.points_to_limbs(self.curve, group, points)
+            scalars = limbs.ints_to_limbs([order - 1 - k for k in range(len(points))], limbs.FR_LIMBS)
+            self.small[group].msm(self.curve, group, bases, scalars)
+
+    def fixed_terms(self, r: int, s: int) -> Terms:
+        """The G1 sums over [α]₁, [β]₁, [δ]₁: [α]₁ + r·[δ]₁ of [A]₁, and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ of [C]₁."""
+        return {"a_fixed": (self.fixed_g1, [1, 0, r]), "c_fixed": (self.fixed_g1, [s, r, r * s % self.curve.r])}
+
+    def b_g2(self, sum_b_g2: np.ndarray, s: int) -> Point:
+        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j]: an MSM over the two fixed points on the G2 small-MSM
+        backend, and one addition on the host."""
+        k = limbs.ints_to_limbs([1, s], limbs.FR_LIMBS)
+        fixed = self.calls.msm(self.small["g2"], "assemble_g2", self.curve, "g2", self.fixed_g2, k, None)
+        return self._point("g2", fixed) + self._point("g2", sum_b_g2)
+
+    def proof(self, sums: dict[str, np.ndarray], b_g2: Point, r: int, s: int) -> Proof:
+        """The proof from the query MSMs' ``sums`` (by key; with the fixed terms when they were batched), by the
+        formula of the reference's ``assemble_proof``:
+
+        [A]₁ = [α]₁ + Σ z_j·a_query[j] + r·[δ]₁          [B]₁ = [β]₁ + Σ z_j·b_g1_query[j] + s·[δ]₁
+        [C]₁ = Σ l + Σ h + s·[A]₁ + r·[B]₁ − r·s·[δ]₁
+             = (s·[α]₁ + r·[β]₁ + r·s·[δ]₁) + (Σ l + Σ h + s·Σ a + r·Σ b)
+        """
+        missing = {key: term for key, term in self.fixed_terms(r, s).items() if key not in sums}
+        if missing:
+            sums = sums | self._fixed_msms(missing)
+        four = np.stack([sums["l"], sums["h"], sums["a"], sums["b_g1"]])
+        k = limbs.ints_to_limbs([1, 1, s, r], limbs.FR_LIMBS)
+        c_rest = self.calls.msm(self.small["g1"], "assemble", self.curve, "g1", four, k, None)
+        a = self._point("g1", sums["a_fixed"]) + self._point("g1", sums["a"])
+        c = self._point("g1", sums["c_fixed"]) + self._point("g1", c_rest)
+        return Proof(a=a, b=b_g2, c=c)
+
+    def _fixed_msms(self, terms: Terms) -> dict[str, np.ndarray]:
+        """The fixed terms not batched with the query MSMs: one G1 ``msm_batch`` call on a batching backend, else
+        one MSM each."""
+        k = [limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for _, scalars in terms.values()]
+        bases = [b for b, _ in terms.values()]
+        if self.batch:
+            results = self.calls.msm_batch(self.backend, "assemble", self.curve, "g1", bases, k, [None] * len(k))
+            return dict(zip(terms, results, strict=True))
+        return {
+            key: self.calls.msm(self.backend, "assemble", self.curve, "g1", b, s, None)
+            for key, b, s in zip(terms, bases, k, strict=True)
+        }
+
+    def _point(self, group: str, array: np.ndarray) -> Point:
+        return limbs.limbs_to_point(self.curve, group, array)
+
+
+__all__ = ["Assembly", "Terms", "prepare"]

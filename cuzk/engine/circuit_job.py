@@ -1,0 +1,143 @@
+"""``cuzk prove``'s job: build one of the project's circuits, set it up, prove it on a backend, verify the proofs.
+
+The setup is :func:`cuzk.engine.setup.one_party_setup` (the reference's algebra, the points by the backend's
+fixed-base multiples); the proofs are a pipeline (:func:`cuzk.engine.pipeline.prove_many`) whose first witness is
+the circuit built for the setup and whose others are synthesized beside the prover. Every step is timed.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+from cuzk.backends import limbs
+from cuzk.backends.protocol import DEVICE, has_capability
+from cuzk.backends.registry import get_backend
+from cuzk.engine.pipeline import Local, prove_many
+from cuzk.engine.progress import NullProgress, Progress
+from cuzk.engine.prover import Prover
+from cuzk.engine.setup import one_party_setup
+from cuzk.engine.timing import Recorder
+from cuzk.engine.witness import Assignment
+from cuzk.reference.circuits import build
+from cuzk.reference.curves import curve_by_name
+from cuzk.reference.errors import ParameterError
+from cuzk.reference.groth16 import verify
+from cuzk.reference.qap import Reduction, domain_size
+
+
+@dataclass
+class ProveReport:
+    """What ``cuzk prove`` did: the circuit's size, the backend, seconds per step, the verifier's verdicts."""
+
+    circuit: str
+    curve: str
+    backend: str
+    num_constraints: int
+    proofs: int
+    verified: bool
+    seconds: dict[str, float] = field(default_factory=dict)
+    recorder: Recorder = field(default_factory=Recorder)
+    domain_size: int = 0
+
+    def lines(self) -> list[str]:
+        verdict = "all verify" if self.verified else "NOT ALL VERIFY"
+        return [
+            f"circuit {self.circuit} on {self.curve}: {self.num_constraints} constraints (domain 2^"
+            f"{self.domain_size.bit_length() - 1}); backend {self.backend}",
+            *(f"  {name:<24}{s:9.3f} s" for name, s in self.seconds.items()),
+            f"{self.proofs} proof(s): {verdict}",
+        ]
+
+
+# --- the job ---------------------------------------------------------------------------------------------------
+
+
+def synthesize(circuit: str, curve_name: str, target_constraints: int, seed: int | str) -> Any:
+    """The constraint system of one proof (a job of the pipeline; module-level, so that it pickles)."""
+    return build(circuit, curve_by_name(curve_name).Fr, target_constraints=target_constraints, seed=seed)
+
+
+@contextmanager
+def _step(seconds: dict[str, float], display: Progress, name: str) -> Iterator[None]:
+    """One step of the job, shown on ``display`` and timed into ``seconds[name]``."""
+    display.step(name)
+    started = time.perf_counter()
+    yield
+    seconds[name] = time.perf_counter() - started
+
+
+def prove_circuit(
+    *,
+    circuit: str,
+    curve_name: str,
+    target_constraints: int,
+    backend_name: str | None,
+    reduction: str = "libsnark",
+    seed: int | str = 0,
+    proofs: int = 1,
+    synthesis: str = "auto",
+    window: int | None = None,
+    verify_each: bool | None = None,
+    progress: Progress | None = None,
+) -> ProveReport:
+    """Synthesize ``circuit`` at about ``target_constraints``, run a one-party setup, prove ``proofs`` witnesses
+    (different seeds, pipelined: ``synthesis`` "thread", "process" or "auto", a process for a device backend),
+    verify each; time every step. ``verify_each`` turns the prover's self-check on (default: $CUZK_VERIFY);
+    ``progress`` shows the steps and proofs as they go."""
+    if synthesis not in ("auto", "thread", "process"):
+        raise ParameterError(f"synthesis must be auto, thread or process, got {synthesis!r}")
+    curve = curve_by_name(curve_name)
+    display = progress if progress is not None else NullProgress()
+    seconds: dict[str, float] = {}
+    with _step(seconds, display, "synthesis"):
+        cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
+    backend = get_backend(backend_name)
+    display.step("setup")
+    started = time.perf_counter()
+    pk, how = one_party_setup(cs, curve, backend, reduction=Reduction(reduction))
+    seconds[f"setup ({how})"] = time.perf_counter() - started
+    recorder = Recorder()
+    display.attach(recorder)
+    with _step(seconds, display, "prepare key"):
+        prover = Prover(pk, backend, window=window, recorder=recorder, verify=verify_each)
+        prover.compile(cs)  # the circuit's QAP matrices, once per key
+    processes = synthesis == "process" or (synthesis == "auto" and has_capability(backend, DEVICE))
+    publics: dict[int, list[object]] = {}  # the public inputs of each job, kept for verification (not the systems)
+    with _step(seconds, display, "prove" if proofs == 1 else f"prove ×{proofs}"):
+        results = _prove_all(prover, cs, circuit, target_constraints, seed, proofs, processes, display, publics)
+    with _step(seconds, display, "verify"):
+        ok = all(verify(pk.vk, publics[k], proof) for k, proof in enumerate(results))
+    n = domain_size(cs.num_constraints, cs.num_inputs)
+    return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, seconds, recorder, n)
+
+
+def _prove_all(
+    prover: Prover,
+    cs: Any,
+    circuit: str,
+    target_constraints: int,
+    seed: int | str,
+    proofs: int,
+    processes: bool,
+    display: Progress,
+    publics: dict[int, list[object]],
+) -> list[Any]:
+    """The proofs of the job: the first witness is ``cs``; the others are synthesized on a thread beside the
+    prover, or (``processes``) in a worker process whose Python does not hold the prover's GIL (a GPU proof's
+    launches wait for it otherwise). ``publics`` receives each job's public inputs."""
+    curve = prover.curve
+
+    def keep_publics(k: int, witness: Assignment) -> None:
+        publics[k] = [curve.Fr(x) for x in limbs.limbs_to_ints(witness.z[1 : cs.num_inputs])]
+
+    jobs: list[Callable[[], Any]] = [Local(lambda: cs)]
+    jobs += [partial(synthesize, circuit, curve.name, target_constraints, f"{seed}/{k}") for k in range(1, proofs)]
+    return list(prove_many(prover, jobs, progress=display, processes=processes and proofs > 1, on_witness=keep_publics))
+
+
+__all__ = ["ProveReport", "prove_circuit", "synthesize"]
