@@ -80,19 +80,19 @@ def evaluate_rows(matrix: Matrix, z: list[Any], n: int) -> list[Any]:
     return values + [field.zero()] * (n - len(values))
 
 
-def batch_inverse(values: list[Any]) -> list[Any]:
-    """1/v for every v (none zero) with one inversion: Montgomery's trick ("Speeding the Pollard and elliptic curve
-    methods of factorization", 1987). With the prefix products P_k = v_0·…·v_k, 1/v_k = P_(k−1)·(1/P_k), and walking
-    back 1/P_(k−1) = v_k·(1/P_k): 3 products per value instead of an inversion each."""
+def batch_inverse(values: list[int], p: int) -> list[int]:
+    """1/v mod p for every integer v (none zero mod p) with one inversion: Montgomery's trick ("Speeding the Pollard
+    and elliptic curve methods of factorization", 1987). With the prefix products P_k = v_0·…·v_k, 1/v_k =
+    P_(k−1)·(1/P_k), and walking back 1/P_(k−1) = v_k·(1/P_k): 3 products per value instead of an inversion each."""
     if not values:
         return []
-    prefix = [values[0]]
+    prefix = [values[0] % p]
     for v in values[1:]:
-        prefix.append(prefix[-1] * v)
-    inverse, out = prefix[-1].inverse(), list(values)
+        prefix.append(prefix[-1] * v % p)
+    inverse, out = pow(prefix[-1], -1, p), list(values)
     for k in range(len(values) - 1, 0, -1):
-        out[k] = inverse * prefix[k - 1]  # 1/v_k = P_(k−1)·(1/P_k)
-        inverse = inverse * values[k]  # 1/P_(k−1)
+        out[k] = inverse * prefix[k - 1] % p  # 1/v_k = P_(k−1)·(1/P_k)
+        inverse = inverse * values[k] % p  # 1/P_(k−1)
     out[0] = inverse
     return out
 
@@ -105,48 +105,68 @@ def domain_generator(field: Any, n: int, root_of_unity: Any = None) -> Any:
     return omega if root_of_unity is None else root_of_unity ** ((1 << field.TWO_ADICITY) // n)
 
 
-def lagrange_basis_at(field: Any, n: int, tau: Any, *, root_of_unity: Any = None) -> list[Any]:
-    """L_k(τ) for the n-point domain H = {ω^k}: L_k(τ) = ω^k·(τⁿ − 1) / (n·(τ − ω^k)), τ not in H.
+def powers(base: int, count: int, p: int, first: int = 1) -> list[int]:
+    """first·base^k mod p for k = 0 … count − 1, as running products."""
+    out, x = [], first % p
+    for _ in range(count):
+        out.append(x)
+        x = x * base % p
+    return out
 
-    ω as :func:`domain_generator` says. The n divisions share one inversion (:func:`batch_inverse`) and the ω^k are
-    running products: the same values as dividing one by one, in O(n) products.
-    """
-    omega = domain_generator(field, n, root_of_unity)
-    z_tau = tau**n - 1
-    if z_tau.is_zero():
+
+def lagrange_values(points: list[int], tau: int, size: int, p: int) -> list[int]:
+    """L_x(τ) = x·(τ^size − 1) / (size·(τ − x)) mod p for each point x of the size-point domain {x : x^size = 1}:
+    the Lagrange basis polynomial of x over that domain, at τ (not in the domain). The field's arithmetic on the
+    elements' integers (one object per result, not per product); the divisions share one inversion
+    (:func:`batch_inverse`)."""
+    z_tau = (pow(tau, size, p) - 1) % p
+    if z_tau == 0:
         raise ParameterError("τ lies in the evaluation domain; the QAP cannot be evaluated there")
-    powers, omega_k = [], field.one()
-    for _ in range(n):
-        powers.append(omega_k)
-        omega_k = omega_k * omega
-    scale = z_tau / n
-    inverses = batch_inverse([tau - omega_k for omega_k in powers])
-    return [omega_k * scale * inverse for omega_k, inverse in zip(powers, inverses, strict=True)]
+    scale = z_tau * pow(size, -1, p) % p
+    inverses = batch_inverse([(tau - x) % p for x in points], p)
+    return [x * scale % p * inverse % p for x, inverse in zip(points, inverses, strict=True)]
+
+
+def lagrange_basis_at(field: Any, n: int, tau: Any, *, root_of_unity: Any = None) -> list[Any]:
+    """L_k(τ) for the n-point domain H = {ω^k}: L_k(τ) = ω^k·(τⁿ − 1) / (n·(τ − ω^k)), τ not in H, ω as
+    :func:`domain_generator` says (:func:`lagrange_values` over the points ω^k)."""
+    omega = domain_generator(field, n, root_of_unity).value
+    p = field.MODULUS
+    return [field(v) for v in lagrange_values(powers(omega, n, p), field(tau).value, n, p)]
+
+
+def column_sums(matrix: Matrix, num_variables: int, basis: list[int], p: int) -> list[int]:
+    """Σ_k M_kj·basis[k] mod p for every column j, on integers (coefficients ints or field elements)."""
+    sums = [0] * num_variables
+    for row, value in zip(matrix, basis, strict=False):
+        for column, coeff in row:
+            sums[column] += value * int(coeff)
+    return [x % p for x in sums]
 
 
 def qap_at(matrix: Matrix, num_variables: int, basis: list[Any]) -> list[Any]:
-    """u_j(τ) = Σ_k M_kj·L_k(τ) for every column j."""
+    """u_j(τ) = Σ_k M_kj·L_k(τ) for every column j (:func:`column_sums` of the basis's values)."""
     field = type(basis[0])
-    column_values = [field.zero()] * num_variables
-    for k, row in enumerate(matrix):
-        for column, coeff in row:
-            column_values[column] = column_values[column] + basis[k] * coeff
-    return column_values
+    return [field(x) for x in column_sums(matrix, num_variables, [b.value for b in basis], field.MODULUS)]
+
+
+def h_query_values(field: Any, n: int, tau: int, reduction: Reduction, *, root_of_unity: Any = None) -> list[int]:
+    """:func:`h_query_scalars` as integers mod r: libsnark, τⁱ·Z(τ) for i < n − 1 (running powers of τ); circom,
+    the Lagrange basis of the odd points ω₂ₙ^(2i+1) = ω₂ₙ·ωₙ^i of the 2n-point domain, i < n (ωₙ = ω₂ₙ²)."""
+    p = field.MODULUS
+    if reduction is Reduction.LIBSNARK:
+        return powers(tau, n - 1, p, first=pow(tau, n, p) - 1)
+    omega_2n = domain_generator(field, 2 * n, root_of_unity).value
+    return lagrange_values(powers(omega_2n * omega_2n % p, n, p, first=omega_2n), tau, 2 * n, p)
 
 
 def h_query_scalars(field: Any, n: int, tau: Any, reduction: Reduction, *, root_of_unity: Any = None) -> list[Any]:
     """The field elements behind h_query, before division by δ and multiplication by the generator.
 
-    libsnark: τⁱ·Z(τ) for i < n − 1 (H has degree ≤ n − 2), by running powers of τ. circom: L_(2i+1)(τ) over the
-    2n-point domain, i < n (numbered by ``root_of_unity`` as :func:`domain_generator` says).
+    libsnark: τⁱ·Z(τ) for i < n − 1 (H has degree ≤ n − 2). circom: L_(2i+1)(τ) over the 2n-point domain, i < n
+    (numbered by ``root_of_unity`` as :func:`domain_generator` says). See :func:`h_query_values`.
     """
-    if reduction is Reduction.LIBSNARK:
-        z_tau, power, scalars = tau**n - 1, field.one(), []
-        for _ in range(n - 1):
-            scalars.append(power * z_tau)
-            power = power * tau
-        return scalars
-    return lagrange_basis_at(field, 2 * n, tau, root_of_unity=root_of_unity)[1::2]
+    return [field(v) for v in h_query_values(field, n, field(tau).value, reduction, root_of_unity=root_of_unity)]
 
 
 def witness_map(a: list[Any], b: list[Any], c: list[Any], reduction: Reduction, *, ntt: NttFunction = ntt) -> list[Any]:

@@ -128,7 +128,7 @@ class Prover:
         self._qap: SparseQap | None = None
         self._proofs = 0
         own = {"g1": self.backend, "g2": self.g2_backend}
-        small = {group: host_backend(b) if has_capability(b, DEVICE) else b for group, b in own.items()}
+        small = {group: host_backend(b) for group, b in own.items()}  # MSMs of a few points: the host beside a device
         with self.recorder.span("prepare_bases"):
             self.bases = {
                 key: prepare(self.calls, self.backend, self.curve, "g1", getattr(pk, q)) for _, key, q in G1_MSMS
@@ -162,7 +162,7 @@ class Prover:
 
     def witness(self, cs: Any) -> Assignment:
         """z, A·z, B·z and C·z of the satisfied constraint system ``cs`` (every constraint checked), z converted to
-        limbs once and kept on the backend. Thread-safe; a pipeline makes witness k + 1 while proof k runs."""
+        limbs once (:meth:`assign`). Thread-safe; a pipeline makes witness k + 1 while proof k runs."""
         qap = self.compile(cs)
         with self.recorder.span("witness_to_limbs", part="z"):
             z = witness_limbs([v.value for v in cs.full_assignment()])

@@ -43,7 +43,9 @@ def backend_multiples(curve: Curve, backend: Backend) -> Multiples:
     fixed_base = cast(SupportsFixedBase, backend)
 
     def multiples(group: str, scalars: list[Any]) -> PointTable:
-        return PointTable(curve, group, fixed_base.generator_multiples(curve, group, limbs.fr_to_limbs(curve, scalars)))
+        return PointTable(
+            curve, group, fixed_base.generator_multiples(curve, group, limbs.ints_to_limbs(scalars, limbs.FR_LIMBS))
+        )
 
     return multiples  # type: ignore[return-value]  # a PointTable reads as the list of its points
 
@@ -93,7 +95,7 @@ def setup_zkey(
     fr, m, num_inputs = curve.Fr, r1cs.num_constraints, r1cs.num_public + 1
     n = domain_size(m, num_inputs)
     check_domain(fr, n, Reduction.CIRCOM)
-    matrices = (r1cs.a.matrix(fr, m), r1cs.b.matrix(fr, m), r1cs.c.matrix(fr, m))
+    matrices = (r1cs.a.matrix(int, m), r1cs.b.matrix(int, m), r1cs.c.matrix(int, m))  # coefficients as ints
     pk = generate_parameters_from_matrices(
         curve,
         matrices,

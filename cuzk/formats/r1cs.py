@@ -57,7 +57,8 @@ class Terms:
         return [v % prime for v in acc]
 
     def matrix(self, field: Any, num_rows: int) -> list[list[tuple[int, Any]]]:
-        """The sparse rows of the reference's :class:`~cuzk.reference.r1cs.Matrices` (column, coefficient)."""
+        """The sparse rows of the reference's :class:`~cuzk.reference.r1cs.Matrices` (column, coefficient); ``field``
+        makes each coefficient (a field's elements, or ``int`` for the integers themselves)."""
         rows: list[list[tuple[int, Any]]] = [[] for _ in range(num_rows)]
         for row, wire, coeff in self.entries():
             rows[row].append((wire, field(coeff)))
@@ -270,4 +271,29 @@ def write_r1cs(
     write_binfile(path, MAGIC, VERSION, [(1, header), (2, bytes(body)), (3, wire_map)])
 
 
-__all__ = ["MAGIC", "R1cs", "Terms", "check_witness_matches", "read_r1cs", "read_sym", "write_r1cs"]
+def write_constraint_system(path: str | os.PathLike[str], cs: Any, *, num_private_inputs: int = 0) -> None:
+    """A reference constraint system as a .r1cs: its public inputs (after the constant) as circom's public inputs,
+    then its first ``num_private_inputs`` aux variables as circom's private inputs."""
+    a, b, c = cs.matrices()
+    constraints = [tuple({col: k.value for col, k in row} for row in rows) for rows in zip(a, b, c, strict=True)]
+    write_r1cs(
+        path,
+        cs.field.MODULUS,
+        constraints,  # type: ignore[arg-type]
+        num_wires=cs.num_inputs + cs.num_aux,
+        num_outputs=0,
+        num_public_inputs=cs.num_inputs - 1,
+        num_private_inputs=num_private_inputs,
+    )
+
+
+__all__ = [
+    "MAGIC",
+    "R1cs",
+    "Terms",
+    "check_witness_matches",
+    "read_r1cs",
+    "read_sym",
+    "write_constraint_system",
+    "write_r1cs",
+]

@@ -16,7 +16,7 @@ from cuzk.engine.prover import Prover
 from cuzk.engine.setup import one_party_setup, setup_with_toxic_waste, setup_zkey, snarkjs_root_of_unity
 from cuzk.formats.domain import h_positions, row_positions
 from cuzk.formats.points import PointTable
-from cuzk.formats.r1cs import read_r1cs, write_r1cs
+from cuzk.formats.r1cs import read_r1cs, write_constraint_system
 from cuzk.formats.zkey import read_zkey
 from cuzk.formats.zkey_write import write_zkey
 from cuzk.reference.circuits import build
@@ -110,8 +110,8 @@ def test_lagrange_basis_is_the_formula(n: int) -> None:
     omega = domain_root(fr, n)
     expected = [omega**k * (tau**n - 1) / ((tau - omega**k) * n) for k in range(n)]
     assert lagrange_basis_at(fr, n, tau) == expected
-    assert batch_inverse([]) == []
-    assert batch_inverse(expected) == [x.inverse() for x in expected]
+    assert batch_inverse([], fr.MODULUS) == []
+    assert batch_inverse([x.value for x in expected], fr.MODULUS) == [x.inverse().value for x in expected]
 
 
 @pytest.mark.parametrize("n", [1, 4, 32])
@@ -133,17 +133,7 @@ def test_snarkjs_root_numbers_the_domain_as_domain_py_permutes_it(curve: Curve, 
 def write_circuit(curve: Curve, family: str, size: int, path: Path):  # type: ignore[no-untyped-def]
     """A reference circuit as a .r1cs (its public inputs as circom's), and the constraint system."""
     cs = build(family, curve.Fr, size=size, seed=3)
-    a, b, c = cs.matrices()
-    constraints = [tuple({col: k.value for col, k in row} for row in rows) for rows in zip(a, b, c, strict=True)]
-    write_r1cs(
-        path,
-        curve.r,
-        constraints,  # type: ignore[arg-type]
-        num_wires=cs.num_inputs + cs.num_aux,
-        num_outputs=0,
-        num_public_inputs=cs.num_inputs - 1,
-        num_private_inputs=0,
-    )
+    write_constraint_system(path, cs)
     return cs
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.engine.setup import setup_zkey
-from cuzk.formats.r1cs import read_r1cs, write_r1cs
+from cuzk.formats.r1cs import read_r1cs, write_constraint_system
 from cuzk.formats.wtns import read_wtns, write_wtns
 from cuzk.formats.zkey import ZKey, read_zkey
 from cuzk.formats.zkey_write import write_zkey
@@ -32,17 +32,7 @@ class SmallCircuit:
 
 def write_circuit_files(cs: ConstraintSystem, r1cs: Path, wtns: Path) -> None:
     """``cs`` as a .r1cs (its public inputs as circom public inputs) and its assignment as a .wtns."""
-    a, b, c = cs.matrices()
-    constraints = [tuple({col: k.value for col, k in row} for row in rows) for rows in zip(a, b, c, strict=True)]
-    write_r1cs(
-        r1cs,
-        cs.field.MODULUS,
-        constraints,  # type: ignore[arg-type]
-        num_wires=cs.num_inputs + cs.num_aux,
-        num_outputs=0,
-        num_public_inputs=cs.num_inputs - 1,
-        num_private_inputs=0,
-    )
+    write_constraint_system(r1cs, cs)
     write_wtns(wtns, cs.field.MODULUS, [v.value for v in cs.full_assignment()])
 
 

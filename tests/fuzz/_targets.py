@@ -28,7 +28,7 @@ from cuzk.backends import limbs
 from cuzk.formats import bellman, snarkjs_json
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import PointTable
-from cuzk.formats.r1cs import R1cs, read_r1cs, read_sym, write_r1cs
+from cuzk.formats.r1cs import R1cs, read_r1cs, read_sym, write_constraint_system
 from cuzk.formats.wtns import Witness, read_wtns, write_wtns
 from cuzk.formats.zkey import ZKey, read_zkey
 from cuzk.formats.zkey_write import coefficients_of, write_zkey
@@ -223,17 +223,7 @@ def cubic(curve: Curve) -> ConstraintSystem:
 def write_cubic(curve: Curve, r1cs: Path, wtns: Path) -> None:
     """The cubic circuit as circom's files: its public inputs as circom public inputs, one private input."""
     cs = cubic(curve)
-    a, b, c = cs.matrices()
-    rows = [tuple({col: k.value for col, k in row} for row in m) for m in zip(a, b, c, strict=True)]
-    write_r1cs(
-        r1cs,
-        curve.r,
-        rows,  # type: ignore[arg-type]
-        num_wires=cs.num_inputs + cs.num_aux,
-        num_outputs=0,
-        num_public_inputs=cs.num_inputs - 1,
-        num_private_inputs=1,
-    )
+    write_constraint_system(r1cs, cs, num_private_inputs=1)
     write_wtns(wtns, curve.r, [v.value for v in cs.full_assignment()])
 
 
