@@ -179,14 +179,15 @@ class Prover:
         return Assignment(z, a, b, c, z_kept=z_kept)
 
     def stage(self, witness: Assignment) -> Assignment:
-        """The witness with z, and a, b, c for compute_h, kept on the backend (phases ``keep_z``, ``keep_abc``)
-        when it keeps scalars: a pipeline stages witness k + 1 while proof k runs, so that on a GPU the uploads
-        overlap that proof's kernels. Thread-safe."""
+        """The witness with z, and on a device a, b, c for compute_h, kept on the backend (phases ``keep_z``,
+        ``keep_abc``) when it keeps scalars: a pipeline stages witness k + 1 while proof k runs, so that on a GPU the
+        uploads overlap that proof's kernels (a host backend reads a, b, c where they are). Thread-safe."""
         if not self.keeps:
             return witness
         if witness.z_kept is None:
             witness = replace(witness, z_kept=self._keep("keep_z", witness.z)[0])
-        if witness.abc_kept is None and has_capability(self.backend, COMPUTE_H):
+        uploads = has_capability(self.backend, COMPUTE_H) and has_capability(self.backend, DEVICE)
+        if witness.abc_kept is None and uploads:
             a, b, c = self._keep("keep_abc", witness.a, witness.b, witness.c)
             witness = replace(witness, abc_kept=(a, b, c))
         return witness

@@ -1,7 +1,7 @@
 """Groth16 setups on a backend: ``cuzk prove``'s one-party setup and ``cuzk groth16 setup``'s .zkey.
 
 Both are the reference's setup, :func:`~cuzk.reference.groth16.generator.generate_parameters_from_matrices`: its
-scalars (u_j(τ), v_j(τ), the IC, L and H scalars) in the reference's field arithmetic, its points asked of a
+scalars (u_j(τ), v_j(τ), the IC, L and H scalars) on integers mod r, its points asked of a
 backend's fixed-base kernel through the protocol (capability FIXED_BASE, ``generator_multiples``). A backend
 without FIXED_BASE leaves the points to the reference backend, whose FIXED_BASE is the reference's pure-Python
 tables. The big queries stay the limb arrays the backend returned (:class:`~cuzk.formats.points.PointTable`): no
