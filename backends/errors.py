@@ -51,7 +51,9 @@ class BackendOutputError(BackendError, RuntimeError):
 
 
 class BackendFallbackWarning(UserWarning):
-    """``auto`` skipped a registered, faster backend that cannot run here (emitted once per process)."""
+    """``auto`` skipped a registered, faster backend that cannot run here (emitted once per process, silenced by
+    naming a backend: an argument or ``CUZK_BACKEND``); the message is one short line, ``using the cpu backend
+    (cuda: cupy is not installed)``."""
 
 
 # --- input validation at the boundary -----------------------------------------------------------------------------

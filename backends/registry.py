@@ -8,20 +8,29 @@ unavailable with the reason.
 
 Selection (:func:`get_backend`): an explicit name wins, then ``CUZK_BACKEND``, then ``auto``. A named backend that
 cannot run is an error saying why; only ``auto`` falls back, to the available backend of highest ``priority``
-(cuda 300 > opencl 200 > cpu 100 > reference 0), warning once per process when it had to skip a faster one.
-``CUZK_DEVICE`` (a GPU index) is validated here and handed to every factory.
+(cuda 300 > opencl 200 > cpu 100 > reference 0). ``CUZK_DEVICE`` (a GPU index) is validated here and handed to
+every factory; :func:`selection` says what :func:`get_backend` would pick and why, for ``cuzk info``.
+
+When ``auto`` had to skip a faster backend that cannot run here (no GPU, CuPy not installed), :func:`get_backend`
+emits a :class:`~cuzk.backends.errors.BackendFallbackWarning` once per process, a short message naming the backend
+chosen and why each faster one was skipped (``using the cpu backend (cuda: cupy is not installed)``), attributed to
+the first caller outside cuzk. Name a backend to silence it (``get_backend("cpu")``, ``Prover(backend="cpu")``,
+``CUZK_BACKEND=cpu``), or filter it: ``warnings.simplefilter("ignore", BackendFallbackWarning)``. The command line
+prints it as one line on stderr (``cuzk: using the cpu backend (…)``), without a file name or source line.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
 from cuzk.backends.errors import (
+    BackendError,
     BackendFallbackWarning,
     BackendUnavailableError,
     InvalidDeviceError,
@@ -174,31 +183,70 @@ def auto_choice(entries: dict[str, BackendEntry] | None = None) -> tuple[Backend
     return None, skipped
 
 
+def _requested(name: str | None) -> tuple[str, str]:
+    """(the name asked for, lower-cased, ``auto`` when none; where it came from: "argument" or CUZK_BACKEND)."""
+    source = "argument" if name is not None else ENV_BACKEND
+    return (name if name is not None else os.environ.get(ENV_BACKEND, "")).strip().lower() or AUTO, source
+
+
+def _no_backend(skipped: list[BackendEntry]) -> BackendUnavailableError:
+    reasons = "; ".join(f"{e.name}: {e.reason}" for e in skipped) or "no backend is registered"
+    return BackendUnavailableError(AUTO, f"no registered backend can run ({reasons})")
+
+
 def get_backend(name: str | None = None) -> Backend:
     """The backend to use: ``name`` if given, else ``CUZK_BACKEND``, else ``auto``.
 
     Raises UnknownBackendError for a name nobody registered (listing the known ones), BackendUnavailableError for
     a registered backend that cannot run here (saying why), InvalidDeviceError for a malformed ``CUZK_DEVICE``.
+    ``auto`` warns once per process when it skipped a faster backend (BackendFallbackWarning, see the module).
     """
     global _fallback_warned
-    source = "argument" if name is not None else ENV_BACKEND
-    requested = (name if name is not None else os.environ.get(ENV_BACKEND, "")).strip().lower() or AUTO
+    requested, source = _requested(name)
     if requested != AUTO:
         return _named(requested, source)
     chosen, skipped = auto_choice(discover())
     if chosen is None:
-        reasons = "; ".join(f"{e.name}: {e.reason}" for e in skipped) or "no backend is registered"
-        raise BackendUnavailableError(AUTO, f"no registered backend can run ({reasons})")
+        raise _no_backend(skipped)
     if skipped and not _fallback_warned:
         _fallback_warned = True
-        why = "; ".join(f"{e.name} ({e.reason})" for e in skipped)
-        warnings.warn(
-            f"cuzk: auto-selected backend {chosen.name!r}; faster backends are registered but cannot run: {why}",
-            BackendFallbackWarning,
-            stacklevel=2,
-        )
+        warnings.warn(fallback_message(chosen, skipped), BackendFallbackWarning, stacklevel=_outside_cuzk())
     assert chosen.backend is not None
     return chosen.backend
+
+
+def fallback_message(chosen: BackendEntry, skipped: list[BackendEntry]) -> str:
+    """``using the cpu backend (cuda: cupy is not installed)``: the first clause of each skipped backend's reason
+    (``cuzk info`` shows them whole, with the install hint)."""
+    why = "; ".join(f"{e.name}: {re.split(r' [(]|; ', e.reason or 'unavailable', maxsplit=1)[0]}" for e in skipped)
+    return f"using the {chosen.name} backend ({why})"
+
+
+def _outside_cuzk() -> int:
+    """The ``stacklevel`` of the first caller outside the cuzk package, counted from the function calling this one
+    (a warning then names the user's line, not the registry's nor the engine's)."""
+    frame, level = sys._getframe(2), 2
+    while frame.f_back is not None and str(frame.f_globals.get("__name__", "")).split(".")[0] == "cuzk":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def selection(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEntry, str]:
+    """What :func:`get_backend` with no argument selects, without warning: (its entry, why: ``CUZK_BACKEND`` or
+    ``auto``). Raises what get_backend would: UnknownBackendError, BackendUnavailableError, InvalidDeviceError."""
+    requested, _ = _requested(None)
+    entries = discover() if entries is None else entries
+    if requested == AUTO:
+        chosen, skipped = auto_choice(entries)
+        if chosen is None:
+            raise _no_backend(skipped)
+        return chosen, AUTO
+    entry = entries.get(requested)
+    if entry is None:
+        raise UnknownBackendError(requested, [*(e.name for e in _ranked(entries)), AUTO], source=ENV_BACKEND)
+    if not entry.available:
+        raise BackendUnavailableError(requested, entry.reason or "unavailable")
+    return entry, ENV_BACKEND
 
 
 def _named(requested: str, source: str) -> Backend:
@@ -263,14 +311,19 @@ COLUMNS = ("backend", "priority", "available", "device", "capabilities", "notes"
 
 
 def backend_cells(rows: list[BackendRow] | None = None) -> list[tuple[str, ...]]:
-    """The cells of ``cuzk info``'s table, one tuple per backend in the order of :data:`COLUMNS`."""
+    """The cells of ``cuzk info``'s table as plain text, one tuple per backend in the order of :data:`COLUMNS`; the
+    notes of the backend :func:`get_backend` would select say so and why (by CUZK_BACKEND or by auto). When that
+    selection fails (an unknown CUZK_BACKEND, …) no row is marked: ``cuzk info`` prints the error below the table."""
     rows = backend_table() if rows is None else rows
-    chosen, _ = auto_choice()
+    try:
+        chosen, why = selection()
+    except BackendError:
+        chosen, why = None, ""
     cells = []
     for row in rows:
         notes = row.reason or ""
         if chosen is not None and row.name == chosen.name:
-            notes = "selected by auto" + (f"; {notes}" if notes else "")
+            notes = f"selected by {why}" + (f"; {notes}" if notes else "")
         device = str(row.description.get("device") or "")
         cells.append(
             (row.name, str(row.priority), "yes" if row.available else "no", device, ", ".join(row.capabilities), notes)
@@ -279,14 +332,25 @@ def backend_cells(rows: list[BackendRow] | None = None) -> list[tuple[str, ...]]
 
 
 def format_backend_table(rows: list[BackendRow] | None = None) -> Any:
-    """A :class:`rich.table.Table` of the backends for ``cuzk info`` (print it with a rich Console)."""
+    """A :class:`rich.table.Table` of the backends for ``cuzk info`` (print it with a rich Console). Cells are
+    escaped (an install hint ``pip install 'cuzk[cuda]'`` is not markup). The table fills the console and fits 80
+    columns: capabilities wrap in a column as wide as the longest, device and notes share the rest, folding a word
+    too long for them onto the next line rather than cutting it."""
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(title="cuzk backends (entry-point group cuzk.backends)")
+    cells = backend_cells(rows)
+    longest = max((len(name) + 1 for row in cells for name in row[4].split(", ")), default=len("capabilities"))
+    table = Table(title="cuzk backends (entry-point group cuzk.backends)", expand=True)
     for column in COLUMNS:
-        table.add_column(column)
-    for cells in backend_cells(rows):
-        table.add_row(*cells)
+        if column == "capabilities":
+            table.add_column(column, width=max(longest, len(column)))
+        elif column in ("device", "notes"):
+            table.add_column(column, overflow="fold", ratio=2 if column == "device" else 3)
+        else:
+            table.add_column(column, no_wrap=True, justify="right" if column == "priority" else "left")
+    for row in cells:
+        table.add_row(*(escape(cell) for cell in row))
     return table
 
 
@@ -312,6 +376,7 @@ __all__ = [
     "backend_table",
     "device_index",
     "discover",
+    "fallback_message",
     "format_backend_table",
     "format_backend_text",
     "get_backend",
@@ -319,4 +384,5 @@ __all__ = [
     "refresh",
     "registered_backends",
     "resolve_backend",
+    "selection",
 ]

@@ -50,7 +50,11 @@ def failure_lines(backend: BackendReport, limit: int = MAX_FAILURES_SHOWN) -> li
 def _verdict(report: SuiteReport) -> str:
     failed = sum(b.counts()["failed"] for b in report.backends)
     if report.ok:
-        return "conformance: OK"
+        skipped = sum(b.counts()["skipped"] for b in report.backends)
+        unavailable = [b.name for b in report.backends if not b.available]
+        notes = [f"{skipped} cases skipped"] if skipped else []
+        notes += [f"not available: {', '.join(unavailable)}"] if unavailable else []
+        return "conformance: OK" + (f" ({'; '.join(notes)})" if notes else "")
     return f"conformance: FAILED ({failed} failed cases, {len(report.problems)} problems with the vectors)"
 
 

@@ -6,10 +6,16 @@ that cannot run, or lacks a capability a kind requires, has that kind's cases co
 Afterwards every selected file must have been read, and every case of it must have a result: a kind's runner that
 drops a case, or a file whose kind nobody registered, fails the suite (consensus-specs' "clients must read every
 vector file"). Only numpy and cuzk are needed: no py_ecc, no galois.
+
+Counts are of cases, the same on every backend: a case runs as one or more checks (its variants: forward and
+inverse NTTs, an MSM through a window or prepared bases — the capabilities decide which), and it failed when a
+check failed, passed when a check passed and none failed, was skipped when every check was. The checks are kept
+too (:meth:`BackendReport.checks`, ``checks`` in the JSON report): their number depends on the backend.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,11 +40,28 @@ class BackendReport:
     results: list[tuple[VectorFile, CaseResult]] = field(default_factory=list)
 
     def counts(self, kind: str | None = None, curve: str | None = None) -> dict[str, int]:
+        """Cases passed / failed / skipped (a case failed if any of its checks failed, passed if any passed)."""
+        cases: dict[tuple[str, str], set[str]] = {}
+        for vf, r in self._selected(kind, curve):
+            cases.setdefault((vf.path, r.case), set()).add(r.status)
         counts = {"passed": 0, "failed": 0, "skipped": 0}
-        for vf, r in self.results:
-            if (kind is None or vf.kind == kind) and (curve is None or vf.curve.name == curve):
-                counts[r.status] += 1
+        for statuses in cases.values():
+            counts[next(s for s in ("failed", "passed", "skipped") if s in statuses)] += 1
         return counts
+
+    def checks(self, kind: str | None = None, curve: str | None = None) -> dict[str, int]:
+        """Checks (a case's variants) passed / failed / skipped: how many depends on the backend's capabilities."""
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        for _, r in self._selected(kind, curve):
+            counts[r.status] += 1
+        return counts
+
+    def _selected(self, kind: str | None, curve: str | None) -> list[tuple[VectorFile, CaseResult]]:
+        return [
+            (vf, r)
+            for vf, r in self.results
+            if (kind is None or vf.kind == kind) and (curve is None or vf.curve.name == curve)
+        ]
 
     def failures(self, kind: str | None = None) -> list[tuple[VectorFile, CaseResult]]:
         return [(vf, r) for vf, r in self.results if r.status == "failed" and (kind is None or vf.kind == kind)]
@@ -77,6 +100,7 @@ class SuiteReport:
             for kind in self.kinds():
                 kinds[kind] = {
                     **b.counts(kind),
+                    "checks": b.checks(kind),
                     "by_curve": {c: b.counts(kind, c) for c in self.curves()},
                     "skip_reasons": b.skip_reasons(kind),
                     "failures": [
@@ -91,12 +115,19 @@ class SuiteReport:
                         for vf, r in b.failures(kind)
                     ],
                 }
-            backends[b.name] = {"available": b.available, "reason": b.reason, **b.counts(), "kinds": kinds}
+            backends[b.name] = {
+                "available": b.available,
+                "reason": b.reason,
+                **b.counts(),
+                "checks": b.checks(),
+                "kinds": kinds,
+            }
         return {"ok": self.ok, "vectors": self.vectors, "problems": self.problems, "backends": backends}
 
 
-def _resolve_backends(backends: list[str | Backend] | None) -> list[tuple[str, Backend | None, str | None]]:
-    """(name, backend or None, reason it cannot run) for names from the registry or Backend objects."""
+def resolve_backends(backends: list[str | Backend] | None) -> list[tuple[str, Backend | None, str | None]]:
+    """(name, backend or None, reason it cannot run: None when it can) for registry names or Backend objects;
+    None or ["all"] = every registered backend. An unknown name raises :class:`UnknownBackendError`."""
     entries = discover()
     chosen: list[str | Backend] = list(entries) if backends is None or backends == ["all"] else list(backends)
     resolved: list[tuple[str, Backend | None, str | None]] = []
@@ -168,23 +199,32 @@ def run_suite(
     kinds: list[str] | None = None,
     vectors: Path = VECTORS_DIR,
     quick: bool = False,
+    progress: Callable[[str, str, int, int], None] | None = None,
 ) -> SuiteReport:
     """Run ``backends`` (registry names or Backend objects; None or ["all"] = every registered backend) over the
-    vectors of ``vectors`` selected by ``curves`` and ``kinds``. ``quick`` skips the largest cases (reported)."""
+    vectors of ``vectors`` selected by ``curves`` and ``kinds``. ``quick`` skips the largest cases (reported).
+    ``progress(backend, kind, cases_done, cases_total)`` is called before and after each file of each backend."""
     files, problems = load_vectors(vectors, curves, kinds)
+    totals: dict[str, int] = {}
+    for vf in files:
+        totals[vf.kind] = totals.get(vf.kind, 0) + len(vf.cases)
     reports = []
-    for name, backend, reason in _resolve_backends(backends):
+    for name, backend, reason in resolve_backends(backends):
         report = BackendReport(name, reason is None and backend is not None, reason)
+        done = dict.fromkeys(totals, 0)
         for vf in files:
+            if progress is not None:
+                progress(name, vf.kind, done[vf.kind], totals[vf.kind])
             if backend is None or reason is not None:
-                skipped = [
-                    CaseResult(vf.path, c["id"], "skipped", message=f"backend unavailable: {reason}") for c in vf.cases
-                ]
-                report.results += [(vf, r) for r in skipped]
-                continue
-            report.results += [(vf, r) for r in _run_file(RunContext(backend, quick), vf)]
+                message = f"backend unavailable: {reason}"
+                report.results += [(vf, CaseResult(vf.path, c["id"], "skipped", message=message)) for c in vf.cases]
+            else:
+                report.results += [(vf, r) for r in _run_file(RunContext(backend, quick), vf)]
+            done[vf.kind] += len(vf.cases)
+            if progress is not None:
+                progress(name, vf.kind, done[vf.kind], totals[vf.kind])
         reports.append(report)
     return SuiteReport(str(vectors), files, problems, reports)
 
 
-__all__ = ["BackendReport", "SuiteReport", "load_vectors", "run_suite"]
+__all__ = ["BackendReport", "SuiteReport", "load_vectors", "resolve_backends", "run_suite"]

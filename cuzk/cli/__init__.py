@@ -14,15 +14,20 @@
 The snarkjs-compatible commands (groth16, zkey, wtns) are described in docs/interop.md; the options several
 commands share are in :mod:`.options`, the progress display of ``cuzk prove`` in :mod:`.progress`. Errors that a
 user can cause (a bad option or file, an unavailable backend) print one line and exit with status 2; they never
-print a traceback. ``python -m cuzk.cli …`` runs the same command line.
+print a traceback. When ``auto`` had to skip a faster backend (no GPU here), the command prints one line on stderr,
+``cuzk: using the cpu backend (cuda: cupy is not installed)``, not the warning's file and source line; ``--backend``
+or ``CUZK_BACKEND`` silences it. ``python -m cuzk.cli …`` runs the same command line.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
+from typing import Any, TextIO
 
+from cuzk.backends.errors import BackendFallbackWarning
 from cuzk.cli import bench, groth16, info, prove, walkthrough, wtns, zkey
 from cuzk.reference.errors import CuzkError
 
@@ -41,11 +46,33 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; its exit status (0 success, 1 a failed check, 2 a user's error, printed as one line)."""
     args = build_parser().parse_args(argv)
-    try:
-        return int(args.run(args))
-    except CuzkError as error:
-        print(f"cuzk {args.command}: {error}", file=sys.stderr)
-        return 2
+    with warnings.catch_warnings():
+        warnings.showwarning = _one_line_fallback(warnings.showwarning)
+        try:
+            return int(args.run(args))
+        except CuzkError as error:
+            print(f"cuzk {args.command}: {error}", file=sys.stderr)
+            return 2
+
+
+def _one_line_fallback(show: Any) -> Any:
+    """A ``warnings.showwarning`` that prints a BackendFallbackWarning as ``cuzk: <message>`` on stderr (the stderr
+    of the moment: above a live progress display, which redirects it) and hands every other warning to ``show``."""
+
+    def showwarning(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        if issubclass(category, BackendFallbackWarning):
+            print(f"cuzk: {message}", file=sys.stderr)
+        else:
+            show(message, category, filename, lineno, file, line)
+
+    return showwarning
 
 
 __all__ = ["build_parser", "main"]

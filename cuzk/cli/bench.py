@@ -5,14 +5,21 @@ a 2^18-point base set costs seconds, not the minutes of random scalar multiplica
 depend on which points it gets). The first call of every kind is reported apart: it includes compilation (numba,
 OpenCL, NVRTC) and caches being filled, which the median excludes. The header names the backend's device as its
 ``describe()`` does (the cpu backend's says how many threads it runs, which --threads sets).
+
+Sizes are checked before anything runs: a malformed or descending range, an MSM above 2^28 points, an NTT above the
+scalar field's two-adicity, or a size whose inputs would not fit in the memory available is one line and exit 2.
+On a terminal, stderr names each operation and size as it is timed.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, cast
@@ -30,6 +37,20 @@ from cuzk.cli.options import (
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import CuzkError
+
+Announce = Callable[[str], None]
+
+MAX_LOG_MSM = 28  # the largest MSM the backends are built and tested for (a 2^28-constraint circuit's)
+WORKING_FACTOR = 10  # bytes held per input byte: the Python points built here (~9×, measured) outweigh the limbs
+FALLBACK_MEMORY = 8 << 30  # assumed available where the system does not say
+
+
+def _quiet(line: str) -> None:
+    """The announcer when stderr is not a terminal: says nothing."""
+
+
+def _to_stderr(line: str) -> None:
+    print(f"cuzk bench: {line}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
@@ -77,16 +98,20 @@ def time_call(repeat: int, call: Callable[..., Any], *args: Any) -> tuple[float,
     return first, statistics.median(runs)
 
 
-def bench_msm(backend: Backend, curve: Curve, group: str, log_sizes: list[int], repeat: int) -> list[BenchRow]:
+def bench_msm(
+    backend: Backend, curve: Curve, group: str, log_sizes: Sequence[int], repeat: int, announce: Announce = _quiet
+) -> list[BenchRow]:
     """MSM of 2^k random scalars with bases resident when the backend can keep them (prepared once, untimed)."""
     if not log_sizes:
         return []
+    announce(f"{curve.name} {group}: building 2^{max(log_sizes)} bases")
     bases_all = consecutive_bases(curve, group, 1 << max(log_sizes))
     scalars_all = random_scalars(curve, 1 << max(log_sizes))
     rows = []
     for k in log_sizes:
         n = 1 << k
         bases, scalars = bases_all[:n], scalars_all[:n]
+        announce(f"{curve.name} msm {group} 2^{k}")
         if has_capability(backend, PREPARED_BASES):
             resident = cast(SupportsPreparedBases, backend)
             handle = resident.prepare_bases(curve, group, bases)
@@ -97,9 +122,12 @@ def bench_msm(backend: Backend, curve: Curve, group: str, log_sizes: list[int], 
     return rows
 
 
-def bench_ntt(backend: Backend, curve: Curve, log_sizes: list[int], repeat: int) -> list[BenchRow]:
+def bench_ntt(
+    backend: Backend, curve: Curve, log_sizes: Sequence[int], repeat: int, announce: Announce = _quiet
+) -> list[BenchRow]:
     rows = []
     for k in log_sizes:
+        announce(f"{curve.name} ntt 2^{k}")
         values = random_scalars(curve, 1 << k, seed=k)
         first, median = time_call(repeat, backend.ntt, curve, values)
         rows.append(BenchRow(curve.name, "ntt", 1 << k, first, median, repeat))
@@ -118,15 +146,51 @@ def format_rows(rows: list[BenchRow], backend: str, device: str | None) -> list[
     return lines
 
 
-def log_sizes(text: str) -> list[int]:
-    """ "10-18" → [10, …, 18]; "16" → [16]; "" → []."""
+def log_sizes(option: str, text: str) -> range:
+    """ "10-18" → 10, …, 18; "16" → 16; "" → none. A CuzkError naming ``option`` for anything else."""
     if not text:
-        return []
-    low, _, high = text.partition("-")
+        return range(0)
+    match = re.fullmatch(r"(\d+)(?:-(\d+))?", text)
+    if match is None:
+        raise CuzkError(f"{option} takes log2 ranges such as 10-18 (or one size, 16), not {text!r}")
+    low, high = int(match[1]), int(match[2] or match[1])
+    if high < low:
+        raise CuzkError(f"{option} {text}: the range is descending; write {high}-{low}")
+    return range(low, high + 1)
+
+
+def available_memory() -> int:
+    """Bytes of memory free now (physical pages not in use), or FALLBACK_MEMORY where the system does not say."""
     try:
-        return list(range(int(low), int(high or low) + 1))
-    except ValueError:
-        raise CuzkError(f"sizes are log2 ranges such as 10-18, not {text!r}") from None
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return FALLBACK_MEMORY
+
+
+def check_size(option: str, sizes: range, largest: int, what: str, item_bytes: int, memory: int) -> None:
+    """CuzkError unless 2^max(sizes) items of ``item_bytes`` fit under 2^``largest`` and in ``memory`` (with the
+    working factor); ``what`` says whose limit ``largest`` is."""
+    if not sizes:
+        return
+    k = sizes[-1]
+    if k > largest:
+        raise CuzkError(f"{option}: 2^{k} is more than {what} (at most 2^{largest}); choose smaller sizes")
+    need = (1 << k) * item_bytes * WORKING_FACTOR
+    if need > memory:
+        raise CuzkError(
+            f"{option}: 2^{k} needs about {need / 2**30:.1f} GiB of memory and {memory / 2**30:.1f} GiB is available;"
+            " choose smaller sizes"
+        )
+
+
+def check_sizes(curve: Curve, msm_g1: range, msm_g2: range, ntt: range, memory: int) -> None:
+    """Every size of ``curve`` within the backends' limits and the memory (bases and scalars; NTT values)."""
+    for option, group, sizes in (("--msm", "g1", msm_g1), ("--msm-g2", "g2", msm_g2)):
+        point_bytes = int(np.prod(limbs.point_shape(curve, group))) * 8
+        supported = "the backends' MSMs support"
+        check_size(option, sizes, MAX_LOG_MSM, supported, point_bytes + 8 * limbs.FR_LIMBS, memory)
+    roots = f"{curve.name}'s scalar field has roots of unity for"
+    check_size("--ntt", ntt, curve.Fr.TWO_ADICITY, roots, 8 * limbs.FR_LIMBS, memory)
 
 
 def run_bench(args: argparse.Namespace) -> int:
@@ -135,14 +199,19 @@ def run_bench(args: argparse.Namespace) -> int:
 
     apply_engine_options(args)
     at_least_one("--repeat", args.repeat)
-    msm_g1, msm_g2, ntt = log_sizes(args.msm), log_sizes(args.msm_g2), log_sizes(args.ntt)
+    msm_g1, msm_g2 = log_sizes("--msm", args.msm), log_sizes("--msm-g2", args.msm_g2)
+    ntt = log_sizes("--ntt", args.ntt)
+    curves = [CURVES[name] for name in (sorted(CURVES) if args.curve == "all" else [args.curve])]
+    memory = available_memory()
+    for curve in curves:
+        check_sizes(curve, msm_g1, msm_g2, ntt, memory)
+    announce = _to_stderr if sys.stderr.isatty() else _quiet
     backend = get_backend(args.backend)
     rows = []
-    for name in sorted(CURVES) if args.curve == "all" else [args.curve]:
-        curve = CURVES[name]
-        rows += bench_msm(backend, curve, "g1", msm_g1, args.repeat)
-        rows += bench_msm(backend, curve, "g2", msm_g2, args.repeat)
-        rows += bench_ntt(backend, curve, ntt, args.repeat)
+    for curve in curves:
+        rows += bench_msm(backend, curve, "g1", msm_g1, args.repeat, announce)
+        rows += bench_msm(backend, curve, "g2", msm_g2, args.repeat, announce)
+        rows += bench_ntt(backend, curve, ntt, args.repeat, announce)
     print("\n".join(format_rows(rows, backend.name, backend.describe()["device"])))
     return 0
 

@@ -1,4 +1,10 @@
-"""``cuzk info``: every registered backend, whether it can run here (and why not), its devices and versions."""
+"""``cuzk info``: every registered backend, whether it can run here (and why not), its devices and versions.
+
+The backend that ``cuzk prove`` would use is marked, with why (``selected by CUZK_BACKEND`` or ``by auto``); when
+``CUZK_BACKEND`` or ``CUZK_DEVICE`` select nothing (an unknown name, a backend that cannot run here, a malformed
+index), the table is printed and then the error, as one line, with exit status 2 like ``cuzk prove``. A malformed
+``CUZK_DEVICE`` prints the error alone: every backend is made for that device, so there is no table to show.
+"""
 
 from __future__ import annotations
 
@@ -9,14 +15,16 @@ from cuzk.cli.options import Subparsers
 
 def run_info(args: argparse.Namespace) -> int:
     """The backend table: rich's when rich can be imported, plain text otherwise (GPU servers may lack rich)."""
-    from cuzk.backends.registry import format_backend_table, format_backend_text
+    from cuzk.backends.registry import backend_table, format_backend_table, format_backend_text, selection
 
+    rows = backend_table()
     try:
         from rich.console import Console
     except ImportError:
-        print(format_backend_text())
-        return 0
-    Console().print(format_backend_table())
+        print(format_backend_text(rows), flush=True)
+    else:
+        Console().print(format_backend_table(rows))
+    selection()  # the error of a CUZK_BACKEND that selects nothing: printed by main, exit status 2
     return 0
 
 

@@ -165,10 +165,54 @@ def test_auto_falls_back_with_exactly_one_warning(monkeypatch: pytest.MonkeyPatc
     assert len(caught) == 1
     message = str(caught[0].message)
     assert "fakegpu" in message and "no CUDA device found" in message and "brokengpu" in message
+    assert message.startswith(f"using the {best.name} backend (fakegpu: no CUDA device found; brokengpu: ")
+    assert "(fake)" not in message and "\n" not in message  # each reason's first clause: one short line
+    assert caught[0].filename == __file__  # the caller's line, not the registry's
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a second auto selection in the same process stays silent
         assert registry.get_backend().name == best.name
         assert registry.get_backend("auto").name == best.name
+
+
+def test_fallback_warning_names_the_caller_outside_cuzk(install_plugin) -> None:
+    """Through the engine's entry points too (resolve_backend, the Prover): the warning points at this file."""
+    install_plugin(PLUGINS, {"fakegpu": "NoDeviceBackend"})
+    with pytest.warns(BackendFallbackWarning) as caught:
+        registry.resolve_backend(None)
+    assert [w.filename for w in caught] == [__file__]
+
+
+def test_naming_a_backend_in_the_environment_silences_the_fallback(
+    monkeypatch: pytest.MonkeyPatch, install_plugin
+) -> None:
+    install_plugin(PLUGINS, {"fakegpu": "NoDeviceBackend"})
+    monkeypatch.setenv("CUZK_BACKEND", "reference")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert registry.get_backend().name == "reference"
+        assert registry.resolve_backend(None).name == "reference"
+
+
+def test_selection_is_what_get_backend_selects(monkeypatch: pytest.MonkeyPatch, install_plugin) -> None:
+    install_plugin(PLUGINS, {"fakegpu": "NoDeviceBackend"})
+    best, _ = registry.auto_choice()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # selection() never warns
+        entry, why = registry.selection()
+    assert (entry.name, why) == (best.name, "auto")
+    monkeypatch.setenv("CUZK_BACKEND", " Reference ")
+    entry, why = registry.selection()
+    assert (entry.name, why) == ("reference", "CUZK_BACKEND") and registry.get_backend().name == "reference"
+    monkeypatch.setenv("CUZK_BACKEND", "quantum")
+    with pytest.raises(UnknownBackendError, match="CUZK_BACKEND"):
+        registry.selection()
+    monkeypatch.setenv("CUZK_BACKEND", "fakegpu")
+    with pytest.raises(BackendUnavailableError, match="no CUDA device found"):
+        registry.selection()
+    monkeypatch.setenv("CUZK_BACKEND", "reference")
+    monkeypatch.setenv("CUZK_DEVICE", "one")
+    with pytest.raises(InvalidDeviceError):
+        registry.selection()
 
 
 def test_no_warning_when_nothing_faster_is_skipped(install_plugin) -> None:
@@ -244,6 +288,19 @@ def test_backend_table(install_plugin) -> None:
     console.print(registry.format_backend_table())
     text = console.export_text()
     assert "thirdparty" in text and "selected by auto" in text and "no CUDA device found" in text
+
+
+def test_backend_table_escapes_markup(install_plugin) -> None:
+    """An install hint's extra (``'cuzk[cuda]'``) is text, not rich markup: it survives into the printed table."""
+    install_plugin(
+        PLUGINS.replace('"no CUDA device found (fake)"', "\"no GPU; pip install 'cuzk[fakegpu]' [bold]x[/bold]\""),
+        {"fakegpu": "NoDeviceBackend"},
+    )
+    console = Console(width=200, record=True)
+    console.print(registry.format_backend_table())
+    text = console.export_text()
+    assert "pip install 'cuzk[fakegpu]' [bold]x[/bold]" in text
+    assert "cuzk[fakegpu]" in registry.format_backend_text()  # plain text: never escaped
 
 
 def test_discovery_is_not_cached_across_calls(install_plugin) -> None:
