@@ -24,11 +24,14 @@ from cuzk.backends.capabilities import (
     REDUCTIONS,
     SPARSE,
     UNARY_FIELD_OPS,
+    WARM_UP,
+    WORKS,
     FieldName,
     KeptScalars,
     PreparedBases,
     Reduction,
     SparseMatrix,
+    WarmUp,
 )
 from cuzk.backends.checks import (
     CurveLike,
@@ -262,6 +265,12 @@ class BackendBase:
         result = self._sparse_product(matrix, z, out_rows)
         return check_output(self.name, "sparse_product", result, (out_rows, limbs.FR_LIMBS))
 
+    def warm_up(self, curve: CurveLike, work: str) -> WarmUp:
+        c = self._ready(curve, WARM_UP)
+        if work not in WORKS:
+            raise BackendInputError(f"unknown work {work!r}; expected one of {', '.join(WORKS)}", array="work")
+        return self._warm_up(c, work)
+
     def last_internal_seconds(self) -> float | None:
         return None
 
@@ -322,6 +331,9 @@ class BackendBase:
 
     def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
         raise NotImplementedError
+
+    def _warm_up(self, curve: Curve, work: str) -> WarmUp:
+        return WarmUp()
 
     # --- helpers --------------------------------------------------------------------------------------------------
 

@@ -30,11 +30,14 @@ SPARSE = "sparse"  # prepare_sparse + sparse_product: a sparse matrix over Fr ti
 FIXED_BASE = "fixed_base"  # generator_multiples: [k_i]·G for the generator G of G1 or G2 (a setup's points)
 TIMINGS = "timings"  # last_internal_seconds/_intervals, last_batch_seconds: the compute time of the last call
 DEVICE = "device"  # computes on a device beside the host: host-side work (small MSMs, the witness) goes elsewhere
+WARM_UP = "warm_up"  # warm_up: the kernels of a kind of work compiled (or loaded) in the background, ahead of use
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
+    | {WARM_UP}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
+WORKS: tuple[str, ...] = ("prove", "setup")  # what warm_up prepares: a proof's kernels, or a setup's
 UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
 BINARY_FIELD_OPS: tuple[str, ...] = ("add", "sub", "mul")
 
@@ -94,6 +97,32 @@ class SparseMatrix:
 
 def _sparse_matrix(backend: str, curve: str, rows: int, columns: int, payload: Any) -> SparseMatrix:
     return SparseMatrix(backend, curve_by_name(curve), rows, columns, payload)
+
+
+class WarmUp:
+    """Kernels being made ready in the background by ``warm_up``; this base class is a warm-up with nothing to do.
+
+    ``wait`` blocks until they are ready (compiled into a cache the next call loads from, or loaded) and says
+    whether they are; ``started`` is whether anything had to be done; ``failures`` says what went wrong (the
+    kernels then compile on first use, as without a warm-up); ``close`` stops what is still running.
+    """
+
+    started = False
+
+    def __init__(self) -> None:
+        self.failures: list[str] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return True
+
+    def close(self) -> None:
+        """Stop the work still running (a no-op when all is done)."""
+
+    def __enter__(self) -> WarmUp:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 @runtime_checkable
@@ -224,6 +253,16 @@ class SupportsTimings(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsWarmUp(Protocol):
+    """Capability WARM_UP."""
+
+    def warm_up(self, curve: CurveLike, work: str) -> WarmUp:
+        """Start making the kernels of ``work`` (one of WORKS) ready for ``curve`` beside the caller, who goes on
+        with other things (building a circuit, reading a key) and calls ``wait`` before the work."""
+        ...
+
+
 def has_capability(backend: object, capability: str) -> bool:
     """Whether ``backend`` declares the optional ``capability`` (one of CAPABILITIES)."""
     return capability in getattr(backend, "capabilities", frozenset())
@@ -248,7 +287,9 @@ __all__ = [
     "SPARSE",
     "TIMINGS",
     "UNARY_FIELD_OPS",
+    "WARM_UP",
     "WINDOW",
+    "WORKS",
     "FieldName",
     "KeptScalars",
     "PreparedBases",
@@ -262,6 +303,8 @@ __all__ = [
     "SupportsPreparedBases",
     "SupportsSparse",
     "SupportsTimings",
+    "SupportsWarmUp",
+    "WarmUp",
     "backend_priority",
     "has_capability",
 ]

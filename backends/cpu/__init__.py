@@ -49,11 +49,13 @@ from cuzk.backends.protocol import (
     PREPARED_BASES,
     SPARSE,
     TIMINGS,
+    WARM_UP,
     WINDOW,
     BackendBase,
     KeptScalars,
     PreparedBases,
     SparseMatrix,
+    WarmUp,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError, ParameterError, UnsatisfiedConstraintError
@@ -148,7 +150,7 @@ class CpuBackend(BackendBase):
     name = "cpu"
     priority = 100
     capabilities = frozenset(
-        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, WARM_UP}
     )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
@@ -284,6 +286,13 @@ class CpuBackend(BackendBase):
                 f"(coefficient {n - 1} of the quotient H is not zero)"
             )
         return h[: n - 1].copy()
+
+    # --- compiling ahead (:mod:`.warm`) ---------------------------------------------------------------------------
+
+    def _warm_up(self, curve: Curve, work: str) -> WarmUp:
+        from cuzk.backends.cpu import warm
+
+        return warm.start(curve, work)
 
     # --- field operations ---------------------------------------------------------------------------------------
 

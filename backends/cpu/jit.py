@@ -5,11 +5,20 @@ machine. Numba stamps a cache entry with the hash of the one file that defines t
 arithmetic (``field.py``, emitted as LLVM IR into every caller) lives in another file than the MSM and NTT kernels,
 so an edit to it would leave stale machine code in their caches. The locators below stamp every entry of this
 package with the hash of all of its sources and of the numba and llvmlite versions instead.
+
+Several processes may fill one cache at once (the warm-up processes of :mod:`.warm`, parallel test workers, two
+commands started together). numba's own save reads the index, picks a free data-file name and writes the index
+before the data, so two writers can pick one name for two signatures and a reader can be handed the other
+signature's machine code. Saves into this package's cache folders therefore hold a lock on the index
+(``fcntl.flock`` on ``<index>.lock``) and write the data before the index that names it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -20,6 +29,7 @@ from numba.core import caching
 
 JIT: dict[str, Any] = {"cache": True, "nogil": True}
 PACKAGE_DIR = Path(__file__).resolve().parent
+_PACKAGE_CACHE_PATHS: set[str] = set()  # the cache folders the locators below chose (saves there are locked)
 
 
 @cache
@@ -37,6 +47,11 @@ class _PackageStamp:
 
     def get_source_stamp(self) -> bytes:
         return source_fingerprint()
+
+    def get_cache_path(self) -> str:
+        path: str = super().get_cache_path()  # type: ignore[misc]
+        _PACKAGE_CACHE_PATHS.add(path)
+        return path
 
     @classmethod
     def from_function(cls, py_func: Any, py_file: str) -> Any:
@@ -57,14 +72,62 @@ class _UserWide(_PackageStamp, caching.UserWideCacheLocator):
     """The user's cache directory (an installation in a read-only site-packages)."""
 
 
+@contextmanager
+def _exclusive(path: str) -> Iterator[None]:
+    """An exclusive lock on ``path`` (created if missing) for the block; no lock where fcntl is missing."""
+    try:
+        import fcntl
+    except ImportError:  # not a POSIX system: numba's own behaviour
+        yield
+        return
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _locked_save(original: Any) -> Any:
+    """IndexDataCacheFile.save, locked and data-first for this package's cache folders (see the module's text)."""
+
+    def save(self: Any, key: Any, data: Any) -> None:
+        if self._cache_path not in _PACKAGE_CACHE_PATHS:
+            return original(self, key, data)
+        with _exclusive(self._index_path + ".lock"):
+            overloads = self._load_index()
+            name = overloads.get(key)
+            if name is None:
+                taken = set(overloads.values())
+                name = next(n for n in map(self._data_name, itertools.count(1)) if n not in taken)
+            self._save_data(name, data)
+            if overloads.get(key) != name:
+                overloads[key] = name
+                self._save_index(overloads)
+        return None
+
+    save.cuzk_locked = True  # type: ignore[attr-defined]
+    return save
+
+
+def package_cache_path() -> Path:
+    """The folder numba caches this package's kernels in (NUMBA_CACHE_DIR, ``__pycache__`` or the user's)."""
+    from cuzk.backends.cpu import emit
+
+    return Path(caching.FunctionCache(emit.outlined)._cache_path)
+
+
 def _register() -> None:
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.60
     locators = impl._locator_classes
     for locator in (_UserWide, _InTree, _UserProvided):
         if locator not in locators:
             locators.insert(0, locator)
+    files = caching.IndexDataCacheFile
+    if not getattr(files.save, "cuzk_locked", False):
+        files.save = _locked_save(files.save)
 
 
 _register()
 
-__all__ = ["JIT", "PACKAGE_DIR", "source_fingerprint"]
+__all__ = ["JIT", "PACKAGE_DIR", "package_cache_path", "source_fingerprint"]

@@ -22,6 +22,7 @@ from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup import one_party_setup
 from cuzk.engine.timing import Recorder
+from cuzk.engine.warm import warm_up
 from cuzk.engine.witness import Assignment
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import curve_by_name
@@ -94,13 +95,17 @@ def prove_circuit(
     curve = curve_by_name(curve_name)
     display = progress if progress is not None else NullProgress()
     seconds: dict[str, float] = {}
-    with _step(seconds, display, "synthesis"):
-        cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
     backend = get_backend(backend_name)
-    display.step("setup")
-    started = time.perf_counter()
-    pk, how = one_party_setup(cs, curve, backend, reduction=Reduction(reduction))
-    seconds[f"setup ({how})"] = time.perf_counter() - started
+    with warm_up(backend, curve, "prove") as warming:  # the proof's kernels compile beside synthesis and setup
+        with _step(seconds, display, "synthesis"):
+            cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
+        display.step("setup")
+        started = time.perf_counter()
+        pk, how = one_party_setup(cs, curve, backend, reduction=Reduction(reduction))
+        seconds[f"setup ({how})"] = time.perf_counter() - started
+        if warming.started:
+            display.step("compile the proof's kernels (first run)")
+            seconds["compile (first run)"] = warming.wait()
     recorder = Recorder()
     display.attach(recorder)
     with _step(seconds, display, "prepare key"):

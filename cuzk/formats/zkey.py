@@ -167,15 +167,17 @@ def curve_of_scalar_prime(prime: int, what: str) -> Curve:
     raise CurveMismatchError(what, f"the field prime {prime} is the scalar field of neither bn128 nor bls12381")
 
 
+def read_zkey_curve(path: str | os.PathLike[str]) -> Curve:
+    """The curve of a Groth16 .zkey, from its header alone (the sections' table is checked as by read_zkey)."""
+    file = BinFile(path, MAGIC, (1, 2), SECTIONS)
+    _check_protocol(file)
+    return _read_curve(file, file.cursor(2), None)
+
+
 def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *, check_points: bool = True) -> ZKey:
     """Read a Groth16 .zkey; ``curve`` (a Curve or a name such as bn128) makes a key for another curve an error."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
-    protocol = file.cursor(1)
-    protocol_id = protocol.u32("the protocol id")
-    protocol.finish()
-    if protocol_id != GROTH16:
-        name = PROTOCOLS.get(protocol_id, f"unknown protocol {protocol_id}")
-        raise file.error(f"the key is for {name}; cuzk proves Groth16 only", protocol.section, protocol.section.offset)
+    _check_protocol(file)
     header = file.cursor(2)
     key_curve = _read_curve(file, header, curve)
     counts_at = header.pos
@@ -214,6 +216,15 @@ def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *,
         l_query=l_query,
         h_query=h_query,
     )
+
+
+def _check_protocol(file: BinFile) -> None:
+    protocol = file.cursor(1)
+    protocol_id = protocol.u32("the protocol id")
+    protocol.finish()
+    if protocol_id != GROTH16:
+        name = PROTOCOLS.get(protocol_id, f"unknown protocol {protocol_id}")
+        raise file.error(f"the key is for {name}; cuzk proves Groth16 only", protocol.section, protocol.section.offset)
 
 
 def _read_queries(
@@ -363,4 +374,14 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
     return Coefficients(matrix, constraint, signal, stored, curve.r)
 
 
-__all__ = ["GROTH16", "MAGIC", "VERSION", "Coefficients", "ZKey", "curve_of_scalar_prime", "read_zkey", "snarkjs_name"]
+__all__ = [
+    "GROTH16",
+    "MAGIC",
+    "VERSION",
+    "Coefficients",
+    "ZKey",
+    "curve_of_scalar_prime",
+    "read_zkey",
+    "read_zkey_curve",
+    "snarkjs_name",
+]
