@@ -12,44 +12,61 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from cuzk.cli.options import Subparsers, add_backend_option
 
+if TYPE_CHECKING:  # the engine is imported when a command runs, not when the parser is built
+    from cuzk.engine.files_job import FilesProof
+    from cuzk.engine.timing import Recorder
+
 
 def run_prove(args: argparse.Namespace) -> int:
-    from cuzk.backends.registry import get_backend
-    from cuzk.engine.warm import warm_up
-    from cuzk.engine.zkey import prove_zkey
+    from cuzk.cli.progress import progress_display
+    from cuzk.cli.prove import print_timings, process_recorder
+    from cuzk.engine.files_job import prove_files
+    from cuzk.engine.timing import chrome_trace
     from cuzk.formats import bellman, snarkjs_json
-    from cuzk.formats.r1cs import read_r1cs, read_sym
-    from cuzk.formats.wtns import read_wtns
-    from cuzk.formats.zkey import read_zkey, read_zkey_curve
 
-    started = time.perf_counter()
-    backend = get_backend(args.backend)
-    with warm_up(backend, read_zkey_curve(args.zkey), "prove") as warming:  # compiling beside the reading
-        zkey = read_zkey(args.zkey, check_points=not args.no_check_points)
-        witness = read_wtns(args.witness)
-        r1cs = read_r1cs(args.r1cs) if args.r1cs else None
-        names = read_sym(args.sym) if args.sym else None
-        loaded = time.perf_counter()
-        compiling = f"compile (first run) {warming.wait():.2f} s, " if warming.started else ""
-    waited = time.perf_counter()
-    result = prove_zkey(zkey, witness, backend=backend, r1cs=r1cs, names=names, verify_proof=not args.no_verify)
-    proved = time.perf_counter()
-    snarkjs_json.write_proof(args.proof, result.proof)
-    snarkjs_json.write_public(args.public, result.public_signals)
-    if args.bellman_proof:
-        bellman.write_proof(args.bellman_proof, result.proof)
-    checked = "verified" if not args.no_verify else "not verified (--no-verify)"
-    print(
-        f"{args.proof}, {args.public}: {zkey.curve.name} proof, {checked}; load {loaded - started:.2f} s, "
-        f"{compiling}prove {proved - waited:.2f} s"
-    )
+    recorder = process_recorder()  # imports included: the engine's modules are loaded above
+    with progress_display(1, quiet=args.quiet) as display:
+        job = prove_files(
+            args.zkey,
+            args.witness,
+            backend_name=args.backend,
+            r1cs_path=args.r1cs,
+            sym_path=args.sym,
+            check_points=not args.no_check_points,
+            verify_proof=not args.no_verify,
+            recorder=recorder,
+            progress=display,
+        )
+    with recorder.span("write"):
+        snarkjs_json.write_proof(args.proof, job.result.proof)
+        snarkjs_json.write_public(args.public, job.result.public_signals)
+        if args.bellman_proof:
+            bellman.write_proof(args.bellman_proof, job.result.proof)
+    print(_summary(args, job, recorder))
     if args.verbose:
-        for name, seconds in result.seconds.items():
+        for name, seconds in job.result.seconds.items():
             print(f"  {name:<16} {seconds:8.3f} s")
+    if args.timings:
+        print_timings(recorder)
+    if args.trace:
+        print(f"trace written to {chrome_trace(recorder, args.trace)} (open it in ui.perfetto.dev)")
     return 0
+
+
+def _summary(args: argparse.Namespace, job: FilesProof, recorder: Recorder) -> str:
+    """One line: the files written, the curve, the verdict and where the seconds went."""
+    checked = "verified" if not args.no_verify else "not verified (--no-verify)"
+    load = sum(recorder.seconds(name) for name in ("read_key", "read_witness", "read_r1cs"))
+    compiling = f"compile (first run) {recorder.seconds('compile'):.2f} s, " if job.compiled else ""
+    proving = sum(recorder.seconds(name) for name in ("check_r1cs", "prepare", "prove", "verify"))
+    return (
+        f"{args.proof}, {args.public}: {job.curve.name} proof, {checked}; backend {job.backend}, load {load:.2f} s, "
+        f"{compiling}prove {proving:.2f} s"
+    )
 
 
 def run_verify(args: argparse.Namespace) -> int:
@@ -104,6 +121,9 @@ def add_parser(subparsers: Subparsers) -> None:
     prove.add_argument("--no-check-points", action="store_true", help="trust the key's points (skip curve checks)")
     prove.add_argument("--bellman-proof", help="also write the 192-byte bellman proof (BLS12-381)")
     prove.add_argument("-v", "--verbose", action="store_true", help="print the seconds of each phase")
+    prove.add_argument("--timings", action="store_true", help="the phase table, from the process's start")
+    prove.add_argument("--trace", metavar="FILE", help="write a Chrome trace of every step and phase (Perfetto)")
+    prove.add_argument("--quiet", action="store_true", help="no progress display (it shows only on a terminal)")
     prove.set_defaults(run=run_prove)
 
     verify = commands.add_parser("verify", help="verify proof.json, as snarkjs groth16 verify")

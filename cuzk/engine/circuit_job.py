@@ -24,7 +24,7 @@ from cuzk.engine.setup import one_party_setup
 from cuzk.engine.timing import Recorder
 from cuzk.engine.warm import warm_up
 from cuzk.engine.witness import Assignment
-from cuzk.reference.circuits import build
+from cuzk.reference.circuits import build, family
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import verify
@@ -63,13 +63,22 @@ def synthesize(circuit: str, curve_name: str, target_constraints: int, seed: int
     return build(circuit, curve_by_name(curve_name).Fr, target_constraints=target_constraints, seed=seed)
 
 
-@contextmanager
-def _step(seconds: dict[str, float], display: Progress, name: str) -> Iterator[None]:
-    """One step of the job, shown on ``display`` and timed into ``seconds[name]``."""
-    display.step(name)
-    started = time.perf_counter()
-    yield
-    seconds[name] = time.perf_counter() - started
+@dataclass
+class _Steps:
+    """The job's steps: each shown on ``display``, timed into ``seconds`` by its label and recorded as an
+    engine-level span of ``recorder`` (so that --timings and --trace show them beside the proofs' phases)."""
+
+    seconds: dict[str, float]
+    display: Progress
+    recorder: Recorder
+
+    @contextmanager
+    def __call__(self, label: str, span: str, shown: str | None = None) -> Iterator[None]:
+        self.display.step(shown or label)
+        started = time.perf_counter()
+        with self.recorder.span(span):
+            yield
+        self.seconds[label] = time.perf_counter() - started
 
 
 def prove_circuit(
@@ -85,39 +94,43 @@ def prove_circuit(
     window: int | None = None,
     verify_each: bool | None = None,
     progress: Progress | None = None,
+    recorder: Recorder | None = None,
 ) -> ProveReport:
     """Synthesize ``circuit`` at about ``target_constraints``, run a one-party setup, prove ``proofs`` witnesses
     (different seeds, pipelined: ``synthesis`` "thread", "process" or "auto", a process for a device backend),
     verify each; time every step. ``verify_each`` turns the prover's self-check on (default: $CUZK_VERIFY);
-    ``progress`` shows the steps and proofs as they go."""
+    ``progress`` shows the steps and proofs as they go; the steps and the proofs' phases are spans of
+    ``recorder`` (a new one by default)."""
     if synthesis not in ("auto", "thread", "process"):
         raise ParameterError(f"synthesis must be auto, thread or process, got {synthesis!r}")
     curve = curve_by_name(curve_name)
+    family(circuit)  # an unknown circuit is an error before a backend is chosen
     display = progress if progress is not None else NullProgress()
-    seconds: dict[str, float] = {}
-    backend = get_backend(backend_name)
-    with warm_up(backend, curve, "prove") as warming:  # the proof's kernels compile beside synthesis and setup
-        with _step(seconds, display, "synthesis"):
-            cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
-        display.step("setup")
-        started = time.perf_counter()
-        pk, how = one_party_setup(cs, curve, backend, reduction=Reduction(reduction))
-        seconds[f"setup ({how})"] = time.perf_counter() - started
-        if warming.started:
-            display.step("compile the proof's kernels (first run)")
-            seconds["compile (first run)"] = warming.wait()
-    recorder = Recorder()
+    recorder = recorder if recorder is not None else Recorder()
     display.attach(recorder)
-    with _step(seconds, display, "prepare key"):
+    step = _Steps({}, display, recorder)
+    with step("backend", "backend"):
+        backend = get_backend(backend_name)
+    with warm_up(backend, curve, "prove") as warming:  # the proof's kernels compile beside synthesis and setup
+        with step("synthesis", "synthesis"):
+            cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
+        with step("setup", "setup"):
+            pk, how = one_party_setup(cs, curve, backend, reduction=Reduction(reduction))
+        step.seconds[f"setup ({how})"] = step.seconds.pop("setup")
+        if warming.started:
+            with step("compile (first run)", "compile", "compile the proof's kernels (first run)"):
+                warming.wait()
+    with step("prepare key", "prepare_key"):
         prover = Prover(pk, backend, window=window, recorder=recorder, verify=verify_each)
         prover.compile(cs)  # the circuit's QAP matrices, once per key
     processes = synthesis == "process" or (synthesis == "auto" and has_capability(backend, DEVICE))
     publics: dict[int, list[object]] = {}  # the public inputs of each job, kept for verification (not the systems)
-    with _step(seconds, display, "prove" if proofs == 1 else f"prove ×{proofs}"):
+    with step("prove" if proofs == 1 else f"prove ×{proofs}", "proofs"):
         results = _prove_all(prover, cs, circuit, target_constraints, seed, proofs, processes, display, publics)
-    with _step(seconds, display, "verify"):
+    with step("verify", "verify"):
         ok = all(verify(pk.vk, publics[k], proof) for k, proof in enumerate(results))
     n = domain_size(cs.num_constraints, cs.num_inputs)
+    seconds = {name: value for name, value in step.seconds.items() if name != "backend"}
     return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, seconds, recorder, n)
 
 

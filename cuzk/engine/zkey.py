@@ -17,7 +17,6 @@ constraint), and can verify the proof it made (``verify_proof=True``) when none 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +25,7 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
 from cuzk.engine.prover import Prover
+from cuzk.engine.timing import Recorder, Span
 from cuzk.engine.witness import SparseQap
 from cuzk.formats import domain
 from cuzk.formats.r1cs import R1cs, check_witness_matches
@@ -92,10 +92,7 @@ class ZkeyProver(Prover):
                 r1cs.check_witness(witness, names)
         w = self.assign(witness.values, self.key_qap)
         proof = self.prove_assignment(w.z, w.a, w.b, w.c, r=r, s=s, z_kept=w.z_kept)
-        seconds: dict[str, float] = {}
-        for span in self.recorder.since(first):
-            if span.level == "engine":
-                seconds[span.name] = seconds.get(span.name, 0.0) + span.seconds
+        seconds = engine_seconds(self.recorder.since(first))
         return ZkeyProof(proof, limbs.limbs_to_ints(w.z[1 : zkey.num_public + 1]), seconds)
 
 
@@ -126,32 +123,43 @@ def prove_zkey(
     verify_proof: bool = False,
     r: Any = None,
     s: Any = None,
+    recorder: Recorder | None = None,
 ) -> ZkeyProof:
     """One proof for ``witness`` under ``zkey`` (see :class:`ZkeyProver` to prove many with one key).
 
     ``verify_proof``: check the proof against the key's verifying key and raise UnsatisfiedConstraintError when it
-    fails (the only way to catch a bad witness without its .r1cs, since the key holds no C).
+    fails (the only way to catch a bad witness without its .r1cs, since the key holds no C). Every step is a span
+    of ``recorder`` (check_r1cs, prepare, the proof's phases, verify); ``seconds`` sums them by name.
     """
-    started = time.perf_counter()
-    check_witness_matches(witness, zkey.curve.r, zkey.num_variables, zkey.path)  # before any backend is chosen
-    if r1cs is not None:
-        check_r1cs_matches(zkey, r1cs)
-        r1cs.check_witness(witness, names)
-    checked = time.perf_counter()
-    prover = ZkeyProver(zkey, backend)
-    prepare = time.perf_counter() - checked
+    recorder = recorder if recorder is not None else Recorder()
+    first = recorder.mark()
+    with recorder.span("check_r1cs"):
+        check_witness_matches(witness, zkey.curve.r, zkey.num_variables, zkey.path)  # before any backend work
+        if r1cs is not None:
+            check_r1cs_matches(zkey, r1cs)
+            r1cs.check_witness(witness, names)
+    with recorder.span("prepare"):
+        prover = ZkeyProver(zkey, backend, recorder=recorder)
     result = prover.prove_witness(witness, r=r, s=s)
-    result.seconds = {"check_r1cs": checked - started, "prepare": prepare, **result.seconds}
     if verify_proof:
-        started = time.perf_counter()
-        ok = verify(zkey.verifying_key(), result.public_signals, result.proof)
-        result.seconds["verify"] = time.perf_counter() - started
+        with recorder.span("verify"):
+            ok = verify(zkey.verifying_key(), result.public_signals, result.proof)
         if not ok:
             raise UnsatisfiedConstraintError(
                 f"{witness.path}: the proof made with {zkey.path} does not verify, so the witness does not satisfy "
                 "the circuit (give its .r1cs to find the failing constraint)"
             )
+    result.seconds = engine_seconds(recorder.since(first))
     return result
 
 
-__all__ = ["ZkeyProof", "ZkeyProver", "check_r1cs_matches", "prove_zkey", "qap_of_zkey"]
+def engine_seconds(spans: list[Span]) -> dict[str, float]:
+    """The engine-level seconds of ``spans`` by name, in the order they first ended."""
+    seconds: dict[str, float] = {}
+    for span in spans:
+        if span.level == "engine":
+            seconds[span.name] = seconds.get(span.name, 0.0) + span.seconds
+    return seconds
+
+
+__all__ = ["ZkeyProof", "ZkeyProver", "check_r1cs_matches", "engine_seconds", "prove_zkey", "qap_of_zkey"]

@@ -56,3 +56,23 @@ def test_bellman_export_and_proof(small_circuits, capsys, tmp_path: Path) -> Non
     assert proof == snarkjs_json.read_proof(proof_json)[0]
     signals = snarkjs_json.read_public(public, small.curve)
     assert verify(bellman.read_verifying_key(vk_bin).verifying_key(), signals, proof)
+
+
+def test_groth16_prove_timings_and_trace(small, capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """--timings lists every step of the command from the process's start; --trace shows them, and B_G2 on a
+    thread of its own beside the G1 MSMs."""
+    zkey, proof, public, trace = (tmp_path / name for name in ("c.zkey", "proof.json", "public.json", "t.json"))
+    assert _run(capsys, "groth16", "setup", small.r1cs, zkey)[0] == 0
+    argv = ("groth16", "prove", zkey, small.wtns, proof, public, "--backend", "cpu", "--timings", "--trace", trace)
+    code, out, err = _run(capsys, *argv)
+    assert code == 0, err
+    rows = [line.split()[0] for line in out.splitlines()[1:] if line and not line.startswith(" ")]
+    steps = ["backend", "read_key", "read_witness", "read_r1cs", "check_r1cs", "prepare", "prove", "verify", "write"]
+    assert [row for row in rows if row in steps] == steps, out
+    assert "msm_b_g2" in out and "msm_a_g1" in out and f"trace written to {trace}" in out
+    events = json.loads(trace.read_text())["traceEvents"]
+    threads = {event["name"]: event["tid"] for event in events if event.get("ph") == "X"}
+    assert {*steps, "msm_b_g2", "msm_a_g1"} <= set(threads)
+    assert threads["msm_b_g2"] != threads["msm_a_g1"]
+    start = {event["name"]: event["ts"] for event in events if event.get("ph") == "X"}
+    assert start["read_key"] < start["prepare"] < start["prove"] < start["verify"] < start["write"]

@@ -1,0 +1,79 @@
+"""``cuzk groth16 prove``'s job: a proof from a snarkjs .zkey and a circom .wtns, every step of the process timed.
+
+Each step is an engine-level span of one :class:`~cuzk.engine.timing.Recorder`, so that ``--timings`` lists it
+and ``--trace`` shows it beside the proof's phases: ``imports`` (from the process's start, when the caller gives
+it), ``backend`` (choosing and starting it), ``read_key``, ``read_witness``, ``read_r1cs``, ``compile`` (a first
+run's kernels, compiled beside the reading: :mod:`cuzk.engine.warm`), then :func:`~cuzk.engine.zkey.prove_zkey`'s
+``check_r1cs``, ``prepare``, the proof's phases and ``verify``; the caller adds ``write``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from cuzk.backends.registry import get_backend
+from cuzk.engine.progress import NullProgress, Progress
+from cuzk.engine.timing import Recorder
+from cuzk.engine.warm import warm_up
+from cuzk.engine.zkey import ZkeyProof, prove_zkey
+from cuzk.formats.r1cs import read_r1cs, read_sym
+from cuzk.formats.wtns import read_wtns
+from cuzk.formats.zkey import read_zkey, read_zkey_curve
+from cuzk.reference.curves import Curve
+
+Path = str | os.PathLike[str]
+
+
+@dataclass
+class FilesProof:
+    """The proof of :func:`prove_files`, with the key's curve, the backend's name and every step's spans."""
+
+    result: ZkeyProof
+    curve: Curve
+    backend: str
+    recorder: Recorder
+    compiled: bool  # whether a first run's kernels were compiled (``compile`` is then a span)
+
+
+def prove_files(
+    zkey_path: Path,
+    witness_path: Path,
+    *,
+    backend_name: str | None = None,
+    r1cs_path: Path | None = None,
+    sym_path: Path | None = None,
+    check_points: bool = True,
+    verify_proof: bool = True,
+    recorder: Recorder | None = None,
+    progress: Progress | None = None,
+) -> FilesProof:
+    """Read the key, the witness (and the .r1cs, .sym when given), prove on the backend, verify (see prove_zkey)."""
+    recorder = recorder if recorder is not None else Recorder()
+    display = progress if progress is not None else NullProgress()
+    display.attach(recorder)
+    with recorder.span("backend"):
+        backend = get_backend(backend_name)
+    with warm_up(backend, read_zkey_curve(zkey_path), "prove") as warming:
+        display.step("read the key")
+        with recorder.span("read_key"):
+            zkey = read_zkey(zkey_path, check_points=check_points)
+        display.step("read the witness")
+        with recorder.span("read_witness"):
+            witness = read_wtns(witness_path)
+        with recorder.span("read_r1cs"):
+            r1cs = read_r1cs(r1cs_path) if r1cs_path is not None else None
+            names = read_sym(sym_path) if sym_path is not None else None
+        if warming.started:
+            display.step("compile the kernels (first run)")
+            with recorder.span("compile"):
+                warming.wait()
+    display.step("prove")
+    result = prove_zkey(
+        zkey, witness, backend=backend, r1cs=r1cs, names=names, verify_proof=verify_proof, recorder=recorder
+    )
+    display.proof_done()
+    return FilesProof(result, zkey.curve, backend.name, recorder, warming.started)
+
+
+__all__ = ["FilesProof", "prove_files"]
