@@ -37,7 +37,8 @@ CAPABILITIES = frozenset(
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
-WORKS: tuple[str, ...] = ("prove", "setup")  # what warm_up prepares: a proof's kernels, or a setup's
+WORKS: tuple[str, ...] = ("prove", "host", "setup")  # what warm_up prepares: a proof's kernels, the host's part of
+# a proof beside a device (the witness side, MSMs of a few points), a setup's
 UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
 BINARY_FIELD_OPS: tuple[str, ...] = ("add", "sub", "mul")
 

@@ -47,12 +47,13 @@ class Warming:
 
 
 def warm_up(backend: Backend, curve: Curve, work: str) -> Warming:
-    """Start making ready the kernels ``work`` ("prove" or "setup") will use on ``backend`` and on its host backend."""
-    backends = [backend]
+    """Start making ready the kernels ``work`` ("prove" or "setup") will use on ``backend``; for a proof also the
+    host's part of it beside a device (work "host" on the host backend)."""
+    jobs = [(backend, work)]
     if work == "prove":
         host = host_backend(backend, SPARSE)
-        backends += [host] if host is not backend else []
-    return Warming([b.warm_up(curve, work) for b in backends if has_capability(b, WARM_UP)])  # type: ignore[attr-defined]
+        jobs += [(host, "host")] if host is not backend else []
+    return Warming([b.warm_up(curve, w) for b, w in jobs if has_capability(b, WARM_UP)])  # type: ignore[attr-defined]
 
 
 __all__ = ["Warming", "warm_up"]

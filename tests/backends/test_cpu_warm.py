@@ -15,7 +15,7 @@ from numba.core import caching
 
 from cuzk.backends.cpu import CpuBackend, jit, warm
 from cuzk.backends.errors import BackendInputError
-from cuzk.backends.protocol import WARM_UP, WarmUp, has_capability
+from cuzk.backends.protocol import WARM_UP, WORKS, WarmUp, has_capability
 from cuzk.backends.registry import get_backend
 from cuzk.engine.warm import warm_up
 from cuzk.reference.curves import BN254
@@ -31,8 +31,11 @@ def test_share_balances_cost() -> None:
 
 
 def test_every_work_has_tasks() -> None:
-    works = {work for work, _, _ in warm.TASKS.values()}
-    assert works == {"prove", "setup"}
+    works = {work for names, _, _ in warm.TASKS.values() for work in names}
+    assert works == set(WORKS)
+    host = {name for name, (names, _, _) in warm.TASKS.items() if "host" in names}
+    assert host == {"small_g1", "small_g2", "sparse"}  # a device's proof: the witness side, MSMs of a few points
+    assert all("prove" in warm.TASKS[name][0] for name in host)
 
 
 def test_warm_up_checks_its_arguments() -> None:
