@@ -1,6 +1,8 @@
-"""Shared fixtures: the curves every reference test runs over, a seeded RNG, hypothesis profiles.
+"""Shared fixtures: the curves every reference test runs over, a seeded RNG, hypothesis profiles; the test
+command's grouped skip summary (one line per distinct reason, tests/_suite_summary.py).
 
-Run the long cases with ``pytest -m slow`` (and ``HYPOTHESIS_PROFILE=thorough`` for many more examples).
+Run the long cases with ``pytest -m slow`` (and ``HYPOTHESIS_PROFILE=thorough`` for many more examples); ``-rs``
+lists every skip with its location instead of the grouped summary.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from hypothesis import HealthCheck, settings
 
 from cuzk.backends import registry
 from cuzk.reference.curves import BLS12_381, BN254, Curve
+
+from ._suite_summary import write_grouped_skips
 
 settings.register_profile(
     "default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
@@ -45,3 +49,9 @@ def clean_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     registry.refresh()
     yield
     registry.refresh()
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
+    """After the run: the skipped tests grouped by reason, one line each with its count (pytest's own short summary,
+    after this section, keeps the failures, errors, xfails and xpasses)."""
+    write_grouped_skips(terminalreporter)

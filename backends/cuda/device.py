@@ -19,6 +19,7 @@ context, so that it runs beside the kernels queued before it (:mod:`cuzk.backend
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -29,12 +30,14 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.backends.cuda import prebuilt
 from cuzk.backends.cuda.uploads import LeasedUploads
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import CUDA, generate
 from cuzk.reference.curves import Curve
 
+KERNEL_PROBE = re.compile(r"KERNEL\s+void\s+(\w+)")  # a kernel's name in a program's source (to check a load)
 BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
 WARP, REGISTER_UNIT = 32, 256  # threads a warp; a warp's registers are allocated in units of this many
 OPTIONS = ("--std=c++17",)  # NVRTC options of every program (tests and benchmarks add -D…)
@@ -116,6 +119,7 @@ class CudaContext(BufferHelpers):
         self.trace: list[tuple[str, Any, Any]] | None = None  # (kernel, start event, end event) while a list
         self.lock = threading.RLock()
         self.build_seconds: dict[str, float] = {}
+        self.built_by: dict[str, str] = {}  # "prebuilt" or "nvrtc", per curve/program
         self.memory_errors: tuple[type[BaseException], ...] = (self.cp.cuda.memory.OutOfMemoryError,)
         self._modules: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
@@ -134,21 +138,50 @@ class CudaContext(BufferHelpers):
     # --- programs and kernels -------------------------------------------------------------------------------
 
     def module(self, curve: Curve, program: str) -> Any:
+        """The program loaded on the device: its prebuilt code when shipped for this device (:mod:`.prebuilt`),
+        else compiled by NVRTC (and kept in CuPy's kernel cache). ``build_seconds`` says how long each took and
+        ``built_by`` which way each came."""
         key = (curve.name, program)
-        if key not in self._modules:
-            source = generate(curve, CUDA, program)
-            start = time.perf_counter()
-            try:
-                with self._on():
-                    module = self.cp.RawModule(code=source, options=OPTIONS)
-                    module.compile()
-            except self.cp.cuda.compiler.CompileException as exc:
-                raise KernelBuildError(
-                    f"NVRTC rejected the {program!r} program of {curve.name} for {self.info.name!r}", log=str(exc)
-                ) from None
-            self.build_seconds[f"{curve.name}/{program}"] = time.perf_counter() - start
-            self._modules[key] = module
-        return self._modules[key]
+        with self.lock:
+            if key not in self._modules:
+                source = generate(curve, CUDA, program)
+                start = time.perf_counter()
+                module, how = self._prebuilt(source), "prebuilt"
+                if module is None:
+                    module, how = self._compiled(source, curve, program), "nvrtc"
+                self.build_seconds[f"{curve.name}/{program}"] = time.perf_counter() - start
+                self.built_by[f"{curve.name}/{program}"] = how
+                self._modules[key] = module
+            return self._modules[key]
+
+    def prepare_program(self, curve: Curve, program: str) -> None:
+        self.module(curve, program)
+
+    def _prebuilt(self, source: str) -> Any:
+        """The shipped cubin or PTX of ``source`` loaded, or None (none shipped, or the driver refuses it)."""
+        major, minor = (int(v) for v in self.info.facts["compute_capability"].split("."))
+        path = prebuilt.find(source, OPTIONS, major, minor)
+        if path is None:
+            return None
+        try:
+            with self._on():
+                module = self.cp.cuda.function.Module()
+                module.load(prebuilt.load_code(path))
+                module.get_function(KERNEL_PROBE.search(source).group(1))  # type: ignore[union-attr]
+        except self.cp.cuda.driver.CUDADriverError:  # e.g. a driver older than the NVRTC that built it
+            return None
+        return module
+
+    def _compiled(self, source: str, curve: Curve, program: str) -> Any:
+        try:
+            with self._on():
+                module = self.cp.RawModule(code=source, options=OPTIONS)
+                module.compile()
+        except self.cp.cuda.compiler.CompileException as exc:
+            raise KernelBuildError(
+                f"NVRTC rejected the {program!r} program of {curve.name} for {self.info.name!r}", log=str(exc)
+            ) from None
+        return module
 
     def kernel(self, curve: Curve, program: str, name: str) -> tuple[Any, int]:
         """The kernel and its block size (BLOCK, or what the kernel's register use allows)."""

@@ -32,6 +32,7 @@ from cuzk.backends.gpu import bases as device_bases
 from cuzk.backends.gpu import fixed_base, msm_batch
 from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import ntt as ntt_device
+from cuzk.backends.gpu import warm as device_warm
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
@@ -44,10 +45,12 @@ from cuzk.backends.protocol import (
     MSM_BATCH,
     PREPARED_BASES,
     TIMINGS,
+    WARM_UP,
     WINDOW,
     BackendBase,
     KeptScalars,
     PreparedBases,
+    WarmUp,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError
@@ -70,7 +73,7 @@ class DeviceBackend(BackendBase):
     """
 
     capabilities = frozenset(
-        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_SCALARS, WINDOW, FIELD_OPS, FIXED_BASE, TIMINGS, DEVICE}
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_SCALARS, WINDOW, FIELD_OPS, FIXED_BASE, TIMINGS, DEVICE, WARM_UP}
     )
 
     def __init__(
@@ -315,6 +318,9 @@ class DeviceBackend(BackendBase):
             return KeptScalars(self.name, curve, len(scalars), scalars)
         kept = self._call(lambda ctx: ready(DeviceScalars(ctx, ctx.upload(scalars), len(scalars))))
         return KeptScalars(self.name, curve, len(scalars), kept)
+
+    def _warm_up(self, curve: Curve, work: str) -> WarmUp:
+        return device_warm.warm_up(self.context, curve, work)
 
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
         if op == "inverse" and len(a) and not a.any(axis=1).all():

@@ -139,19 +139,23 @@ class OpenCLContext(BufferHelpers):
 
     def program(self, curve: Curve, name: str) -> Any:
         key = (curve.name, name)
-        if key not in self._programs:
-            source = generate(curve, OPENCL, name)
-            start = time.perf_counter()
-            try:
-                program = self.cl.Program(self.context, source).build(options=list(OPTIONS))
-            except self.cl.RuntimeError as exc:
-                raise KernelBuildError(
-                    f"the OpenCL compiler of {self.info.name!r} rejected the {name!r} program of {curve.name}",
-                    log=str(exc),
-                ) from None
-            self.build_seconds[f"{curve.name}/{name}"] = time.perf_counter() - start
-            self._programs[key] = program
-        return self._programs[key]
+        with self.lock:
+            if key not in self._programs:
+                source = generate(curve, OPENCL, name)
+                start = time.perf_counter()
+                try:
+                    program = self.cl.Program(self.context, source).build(options=list(OPTIONS))
+                except self.cl.RuntimeError as exc:
+                    raise KernelBuildError(
+                        f"the OpenCL compiler of {self.info.name!r} rejected the {name!r} program of {curve.name}",
+                        log=str(exc),
+                    ) from None
+                self.build_seconds[f"{curve.name}/{name}"] = time.perf_counter() - start
+                self._programs[key] = program
+            return self._programs[key]
+
+    def prepare_program(self, curve: Curve, program: str) -> None:
+        self.program(curve, program)
 
     def kernel(self, curve: Curve, program: str, name: str) -> tuple[Any, int]:
         """The kernel object and the work-group size it is launched with (always the same, so PoCL compiles it

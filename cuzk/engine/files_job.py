@@ -18,7 +18,7 @@ from cuzk.engine.timing import Recorder
 from cuzk.engine.warm import warm_up
 from cuzk.engine.zkey import ZkeyProof, prove_zkey
 from cuzk.formats.r1cs import read_r1cs, read_sym
-from cuzk.formats.wtns import read_wtns
+from cuzk.formats.wtns import check_wtns_layout, read_wtns
 from cuzk.formats.zkey import read_zkey, read_zkey_curve
 from cuzk.reference.curves import Curve
 
@@ -52,9 +52,12 @@ def prove_files(
     recorder = recorder if recorder is not None else Recorder()
     display = progress if progress is not None else NullProgress()
     display.attach(recorder)
+    with recorder.span("read_key"):  # headers and sections' tables: a cut file fails before a backend is chosen
+        curve = read_zkey_curve(zkey_path)
+        check_wtns_layout(witness_path)
     with recorder.span("backend"):
         backend = get_backend(backend_name)
-    with warm_up(backend, read_zkey_curve(zkey_path), "prove") as warming:
+    with warm_up(backend, curve, "prove") as warming:
         display.step("read the key")
         with recorder.span("read_key"):
             zkey = read_zkey(zkey_path, check_points=check_points)

@@ -89,6 +89,16 @@ def read_header(file: BinFile) -> tuple[int, int, int]:
     return n8, prime, count
 
 
+def check_wtns_layout(path: str | os.PathLike[str]) -> None:
+    """The checks of read_wtns that need no values: the header, the sections' table and the witness section's
+    size (cheap: the file is mapped, not read)."""
+    file = BinFile(path, MAGIC, (1, 2), SECTIONS)
+    n8, _, count = read_header(file)
+    body = file.cursor(2)
+    body.array(count, n8, "the witness values")
+    body.finish()
+
+
 def read_wtns(path: str | os.PathLike[str]) -> Witness:
     """Read and check a .wtns file."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
@@ -118,4 +128,13 @@ def write_wtns(path: str | os.PathLike[str], prime: int, values: list[int]) -> N
     write_binfile(path, MAGIC, VERSION, [(1, header), (2, body)])
 
 
-__all__ = ["MAGIC", "Witness", "field_name", "read_field", "read_header", "read_wtns", "write_wtns"]
+__all__ = [
+    "MAGIC",
+    "Witness",
+    "check_wtns_layout",
+    "field_name",
+    "read_field",
+    "read_header",
+    "read_wtns",
+    "write_wtns",
+]

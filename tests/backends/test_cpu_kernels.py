@@ -7,20 +7,18 @@ import random
 import subprocess
 import sys
 
+import numba  # a required dependency: missing, this module is a collection error, not a skip
 import numpy as np
 import pytest
 
 from cuzk.backends import limbs
+from cuzk.backends.cpu import curve as ec
+from cuzk.backends.cpu import field as fd
+from cuzk.backends.cpu import jit
+from cuzk.backends.cpu import msm as pippenger
+from cuzk.backends.cpu.params import curve_params, field_params
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.msm import signed_digits, window_count
-
-numba = pytest.importorskip("numba", reason="the cpu backend needs numba")
-
-from cuzk.backends.cpu import curve as ec  # noqa: E402
-from cuzk.backends.cpu import field as fd  # noqa: E402
-from cuzk.backends.cpu import jit  # noqa: E402
-from cuzk.backends.cpu import msm as pippenger  # noqa: E402
-from cuzk.backends.cpu.params import curve_params, field_params  # noqa: E402
 
 CURVES = [BN254, BLS12_381]
 MODULI = {f"{c.name}.{f}": m for c in CURVES for f, m in (("fq", c.q), ("fr", c.r))}

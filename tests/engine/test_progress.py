@@ -1,9 +1,11 @@
-"""The progress display: silent when the output is not a terminal or with --quiet, rendered when forced, and
-absent (not an error) when rich cannot be imported; the CLI's prove stays free of control sequences in a pipe."""
+"""The progress display: silent when the output is not a terminal or with --quiet, rendered when forced (rich is a
+required dependency: its absence fails that test), and absent (not an error) when rich cannot be imported; the
+CLI's prove stays free of control sequences in a pipe."""
 
 from __future__ import annotations
 
 import builtins
+import importlib.util
 import io
 from typing import Any
 
@@ -63,7 +65,8 @@ def test_silent_with_quiet_even_on_a_terminal() -> None:
 
 
 def test_renders_on_a_terminal_and_when_forced() -> None:
-    pytest.importorskip("rich", reason="the display is rich's; without rich there is none to render")
+    # rich is a required dependency (pyproject's [project].dependencies): without it this fails, it does not skip
+    assert importlib.util.find_spec("rich") is not None, "rich is not installed: pip install -e ."
     for out, force in ((Terminal(), False), (io.StringIO(), True)):
         display = progress_display(2, stream=out, force=force)
         assert isinstance(display, RichProgress)

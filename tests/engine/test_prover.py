@@ -1,12 +1,19 @@
 """The engine's prover: bit-identical to the reference for fixed r, s on every available backend; B_G2 overlaps
 the G1 work; prove_many overlaps synthesis with proving; the trace and the timings table say so; the internal
-timing level is filled on cpu; the self-check catches a wrong MSM that would otherwise leave as a proof."""
+timing level is filled on cpu; the self-check catches a wrong MSM that would otherwise leave as a proof; every
+example circuit proves on BLS12-381 on the cpu backend.
+
+The overlap tests use no sleeps to order threads: the backend's MSMs meet in handshakes (barriers and events, told
+each thread's phase by the recorder), so they pass on a loaded 2-core machine as on an idle one; a lane that never
+comes breaks the handshake after WAIT_SECONDS and the test fails instead of hanging."""
 
 from __future__ import annotations
 
 import json
 import random
+import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,18 +21,21 @@ import pytest
 
 from cuzk.backends import limbs
 from cuzk.backends.reference import ReferenceBackend
-from cuzk.backends.registry import discover, get_backend, host_backend, registered_backends
+from cuzk.backends.registry import get_backend, host_backend, registered_backends
 from cuzk.cli import main
 from cuzk.engine.pipeline import prove_many
 from cuzk.engine.prover import ENV_VERIFY, Prover
+from cuzk.engine.setup import setup_with_toxic_waste
 from cuzk.engine.timing import Recorder, chrome_trace, overhead, overhead_gaps, overlap_seconds, timings_table
 from cuzk.engine.witness import witness_limbs
 from cuzk.errors import CuzkError, ProofSelfCheckError
-from cuzk.reference.circuits import build
+from cuzk.reference.circuits import CIRCUITS, build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.qap import Reduction
+
+from .._suite_backends import usable_or_skip
 
 TOXIC = {"tau": 987654321, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 
@@ -39,9 +49,7 @@ def keys(curve: Curve, reduction: Reduction, circuit: str = "cubic", size: int =
 @pytest.mark.parametrize("backend_name", registered_backends())
 @pytest.mark.parametrize("reduction", list(Reduction), ids=lambda r: r.value)
 def test_engine_proof_equals_reference(backend_name: str, reduction: Reduction, curve: Curve) -> None:
-    entry = discover()[backend_name]
-    if not entry.available:
-        pytest.skip(f"backend {backend_name} is not available here: {entry.reason}")
+    usable_or_skip(backend_name)
     cs, pk = keys(curve, reduction)
     expected = create_proof(pk, cs, r=13, s=17)
     got = Prover(pk, backend_name).prove(cs, r=13, s=17)
@@ -63,34 +71,113 @@ def test_unsatisfied_witness_is_refused() -> None:
         Prover(pk, "reference").prove(cs)
 
 
-class SlowReference(ReferenceBackend):
-    """The reference backend with fixed extra latency per call, so that overlap can be asserted reliably."""
+WAIT_SECONDS = 60.0  # the longest one lane waits for another before the test fails (it never hangs)
+HOLD_SECONDS = 0.2  # how long a handshake keeps two lanes running together (a sleep's lower bound: no race)
 
-    name = "slow-reference"
 
-    def __init__(self, g1_seconds: float, g2_seconds: float, ntt_seconds: float = 0.0) -> None:
+def wait_for(event: threading.Event, what: str) -> None:
+    if not event.wait(WAIT_SECONDS):
+        raise TimeoutError(f"waited {WAIT_SECONDS:.0f} s for {what}: the lanes did not run side by side")
+
+
+class Handshakes(ReferenceBackend):
+    """The reference backend told by the prover's recorder which phase (and proof) each thread is in, so that its
+    MSMs can wait for, or signal, what the other threads do: hooks ``entered`` (a span starts, before its clock),
+    ``before_msm`` and ``after_msm`` (around the MSM of the calling thread's phase)."""
+
+    name = "handshake-reference"
+
+    def __init__(self) -> None:
         super().__init__()
-        self.delays = {"g1": g1_seconds, "g2": g2_seconds}
-        self.ntt_seconds = ntt_seconds
+        self._where = threading.local()
 
-    def _msm(self, curve, group, bases, scalars, window):
-        time.sleep(self.delays[group])
-        return super()._msm(curve, group, bases, scalars, window)
+    def attach(self, prover: Prover) -> Prover:
+        prover.recorder.listen(self._entered)
+        return prover
 
-    def _msm_prepared(self, handle, scalars, window):
-        time.sleep(self.delays[handle.group])
-        return super()._msm_prepared(handle, scalars, window)
+    def _entered(self, name: str, args: dict[str, Any]) -> None:
+        if name == "prove":
+            self._where.proof = args.get("proof")
+        self._where.phase = name
+        self.entered(name)
+
+    def _here(self) -> tuple[str | None, int | None]:
+        return getattr(self._where, "phase", None), getattr(self._where, "proof", None)
+
+    def entered(self, name: str) -> None:
+        """Span ``name`` starts on the calling thread."""
+
+    def before_msm(self, phase: str | None, proof: int | None) -> None:
+        """The calling thread's MSM (in ``phase`` of ``proof``) is about to run."""
+
+    def after_msm(self, phase: str | None, proof: int | None) -> None:
+        """The calling thread's MSM has run."""
+
+    def _msm(self, curve, group, bases, scalars, window):  # type: ignore[no-untyped-def]
+        self.before_msm(*self._here())
+        result = super()._msm(curve, group, bases, scalars, window)
+        self.after_msm(*self._here())
+        return result
+
+    def _msm_prepared(self, handle, scalars, window):  # type: ignore[no-untyped-def]
+        self.before_msm(*self._here())
+        result = super()._msm_prepared(handle, scalars, window)
+        self.after_msm(*self._here())
+        return result
 
 
-def test_b_g2_runs_inside_the_g1_work(tmp_path) -> None:
+class MeetingLanes(Handshakes):
+    """B_G2's lane and the G1 lane meet, without sleeps deciding the order:
+
+    - B_G2's span starts once H is being computed (its listener waits for the backend's compute_h);
+    - B_G2's MSM and msm_a_g1 meet at ``begun`` when both have started, then at ``held`` once msm_a_g1 has held
+      HOLD_SECONDS: both MSMs ran together for at least that long;
+    - msm_h_g1, the last G1 MSM, runs only once B_G2's span has ended (its thread started assemble_g2).
+
+    Run one after the other (on one thread), the lanes never meet: the barrier breaks after WAIT_SECONDS."""
+
+    name = "meeting-reference"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.begun = threading.Barrier(2, timeout=WAIT_SECONDS)
+        self.held = threading.Barrier(2, timeout=WAIT_SECONDS)
+        self.h_begun, self.g2_ended = threading.Event(), threading.Event()
+
+    def entered(self, name: str) -> None:
+        if name == "msm_b_g2":
+            wait_for(self.h_begun, "H to begin before B_G2")
+        elif name == "assemble_g2":  # msm_b_g2's span has been recorded
+            self.g2_ended.set()
+
+    def _compute_h(self, curve, a, b, c, reduction):  # type: ignore[no-untyped-def]
+        self.h_begun.set()
+        return super()._compute_h(curve, a, b, c, reduction)
+
+    def before_msm(self, phase: str | None, proof: int | None) -> None:
+        if phase in ("msm_b_g2", "msm_a_g1"):
+            self.begun.wait()
+        if phase == "msm_a_g1":
+            time.sleep(HOLD_SECONDS)  # B_G2's MSM waits at ``held`` meanwhile: both run for at least this long
+            self.held.wait()
+        elif phase == "msm_h_g1":
+            wait_for(self.g2_ended, "B_G2 to end while the G1 MSMs run")
+
+    def after_msm(self, phase: str | None, proof: int | None) -> None:
+        if phase == "msm_b_g2":
+            self.held.wait()
+
+
+def test_b_g2_runs_inside_the_g1_work(tmp_path: Path) -> None:
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
-    prover = Prover(pk, SlowReference(g1_seconds=0.15, g2_seconds=0.2))
-    prover.prove(cs)
+    lanes = MeetingLanes()
+    prover = lanes.attach(Prover(pk, lanes))
+    assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
     rec = prover.recorder
     g2 = rec.window("msm_b_g2")
     first_g1, last_g1 = rec.window("h"), rec.window("msm_h_g1")
     assert g2 is not None and first_g1 is not None and last_g1 is not None
-    assert first_g1[0] - 0.05 <= g2[0] and g2[1] <= last_g1[1], "B_G2 must lie inside the span of H + the G1 MSMs"
+    assert first_g1[0] <= g2[0] and g2[1] <= last_g1[1], "B_G2 must lie inside the span of H + the G1 MSMs"
     g2_thread = {s.thread for s in rec.spans if s.name == "msm_b_g2"}
     g1_thread = {s.thread for s in rec.spans if s.name == "msm_a_g1"}
     assert g2_thread.isdisjoint(g1_thread)
@@ -99,16 +186,53 @@ def test_b_g2_runs_inside_the_g1_work(tmp_path) -> None:
     assert {"msm_a_g1", "msm_b_g1", "msm_l_g1", "msm_h_g1", "msm_b_g2", "h", "prove"} <= names
     table = "\n".join(timings_table(rec))
     assert "msm_b_g2" in table and "overlapped" in table
+    assert overlap_seconds(rec, "msm_b_g2", ["msm_a_g1"]) >= HOLD_SECONDS * 0.99  # the handshake's hold
     assert overlap_seconds(rec, "msm_b_g2", ["msm_a_g1", "msm_b_g1", "msm_l_g1", "msm_h_g1", "h"]) > 0.15
+
+
+def test_b_g2_handshake_fails_rather_than_hangs_without_a_thread() -> None:
+    """The handshake itself is honest: with B_G2 run after the G1 MSMs on the same thread, the lanes never meet
+    and the proof raises once the barrier times out (shortened here), instead of waiting forever."""
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    lanes = MeetingLanes()
+    lanes.begun = threading.Barrier(2, timeout=0.2)
+    prover = lanes.attach(Prover(pk, lanes, g2_in_parallel=False))
+    started = time.perf_counter()
+    with pytest.raises(threading.BrokenBarrierError):
+        prover.prove(cs, r=3, s=4)
+    assert time.perf_counter() - started < WAIT_SECONDS
+
+
+class PipelinedLanes(Handshakes):
+    """Proof 0 and the synthesis of job 1 run together: job 1 starts its work once proof 0's first G1 MSM runs
+    (``proving``), and proof 0's last G1 MSM waits until job 1 has finished (``synthesized``)."""
+
+    name = "pipelined-reference"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.proving, self.synthesized = threading.Event(), threading.Event()
+
+    def before_msm(self, phase: str | None, proof: int | None) -> None:
+        if proof == 0 and phase == "msm_a_g1":
+            self.proving.set()
+        elif proof == 0 and phase == "msm_h_g1":
+            wait_for(self.synthesized, "job 1's synthesis while proof 0 runs")
 
 
 def test_prove_many_overlaps_synthesis_with_proving() -> None:
     _cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
-    prover = Prover(pk, SlowReference(g1_seconds=0.05, g2_seconds=0.05))
+    lanes = PipelinedLanes()
+    prover = lanes.attach(Prover(pk, lanes))
 
     def job(k: int) -> Any:
-        time.sleep(0.15)  # a synthesis that takes a while (releases the GIL, as a real witness generator would)
-        return build("cubic", BN254.Fr, size=1, seed=k)
+        if k == 1:  # a synthesis that takes a while, inside proof 0 (it releases the GIL, as a witness generator)
+            wait_for(lanes.proving, "proof 0 to run while job 1 is synthesized")
+            time.sleep(HOLD_SECONDS)
+        cs = build("cubic", BN254.Fr, size=1, seed=k)
+        if k == 1:
+            lanes.synthesized.set()
+        return cs
 
     proofs = list(prove_many(prover, [lambda k=k: job(k) for k in range(3)], randomness=lambda k: (k + 1, k + 2)))
     assert len(proofs) == 3
@@ -143,13 +267,29 @@ def test_engine_on_bls12_381_mimc() -> None:
     assert Prover(pk).prove(cs, r=1, s=2).to_bytes() == create_proof(pk, cs, r=1, s=2).to_bytes()
 
 
+@pytest.mark.parametrize("circuit", sorted(CIRCUITS))
+def test_every_example_circuit_proves_on_bls12_381(circuit: str) -> None:
+    """Each example circuit at its smallest size (cubic 4 constraints, bits 66, mimc 331, merkle 333) gets a
+    BLS12-381 key from the cpu backend's setup and a proof from the cpu backend that the reference verifier accepts,
+    and refuses for another public input (the pure-Python reference's own proofs of them stay under -m slow, in
+    tests/reference/test_groth16.py, as does this file's bit-for-bit MiMC case)."""
+    usable_or_skip("cpu")
+    cs = build(circuit, BLS12_381.Fr, size=1, seed=7)
+    assert cs.num_constraints == CIRCUITS[circuit].num_constraints(1, BLS12_381.Fr)
+    reduction = Reduction.CIRCOM if circuit == "bits" else Reduction.LIBSNARK
+    toxic = ToxicWaste(**{k: BLS12_381.Fr(v) for k, v in TOXIC.items()})
+    pk = setup_with_toxic_waste(cs, BLS12_381, toxic, get_backend("cpu"), reduction=reduction)
+    proof = Prover(pk, "cpu").prove(cs, r=1, s=2)
+    public = cs.input_assignment[1:]
+    assert verify(pk.vk, public, proof)
+    assert not verify(pk.vk, [public[0] + 1, *public[1:]], proof)
+
+
 def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
     """A backend that reports its own compute time (here OpenCL's profiling events) fills the internal column; the
     four G1 MSMs and the assembly's two over the key's fixed points, one batch call (msm_batch_g1), report their
     device times as its parts."""
-    entry = discover().get("opencl")
-    if entry is None or not entry.available:
-        pytest.skip(f"the opencl backend is not available here: {entry.reason if entry else 'not registered'}")
+    usable_or_skip("opencl")
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
     prover = Prover(pk, "opencl")
     assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
@@ -175,8 +315,8 @@ def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
     thread's chain of doublings), the backend itself otherwise; the opencl prover warms the cpu's MSMs of both
     groups while it is made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums and over
     [β]₂, [δ]₂ are the cpu's."""
-    available("opencl")
-    available("cpu")
+    usable_or_skip("opencl")
+    usable_or_skip("cpu")
     reference = ReferenceBackend()
     assert host_backend(reference) is reference
     cpu = get_backend("cpu")
@@ -203,19 +343,12 @@ def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
     assert sorted(calls) == [("g1", 4), ("g2", 2)]  # Σl, Σh, Σa, Σb; [β]₂, [δ]₂
 
 
-def available(name: str) -> None:
-    """Skip (saying why) unless backend ``name`` can run here."""
-    entry = discover().get(name)
-    if entry is None or not entry.available:
-        pytest.skip(f"the {name} backend is not available here: {entry.reason if entry else 'not registered'}")
-
-
 def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
     """On a backend that keeps scalars (opencl), prove_many stages each witness: z, and a, b, c for compute_h, are
     kept (phases keep_z, keep_abc) on the producer thread, before their proof's span begins (beside the proof
     before it), one keep each per proof, and the proofs equal the reference's. prove() keeps z inside its span and
     uploads a, b, c in compute_h; a z_kept or abc_kept of the wrong length is refused."""
-    available("opencl")
+    usable_or_skip("opencl")
     _cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
     prover = Prover(pk, "opencl")
     jobs = [lambda k=k: build("cubic", BN254.Fr, size=2, seed=k) for k in range(3)]
@@ -249,7 +382,7 @@ def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
 def test_cpu_fills_the_internal_level() -> None:
     """The cpu backend reports its kernel time per calling thread: every backend call of the proof, on the main
     thread and on the B_G2 thread, has internal spans, within the call and shorter than it."""
-    available("cpu")
+    usable_or_skip("cpu")
     cs, pk = keys(BN254, Reduction.LIBSNARK, circuit="mimc", size=1)
     prover = Prover(pk, "cpu")
     assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
@@ -356,10 +489,10 @@ def test_assembly_on_the_backend_handles_the_identity() -> None:
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
     O = BN254.g1.identity()
     pk = type(pk)(**{**pk.__dict__, "l_query": [O] * len(pk.l_query), "h_query": [O] * len(pk.h_query)})
-    for backend in ("reference", "cpu"):
-        if discover()[backend].available:
-            got = Prover(pk, backend).prove(cs, r=7, s=9)
-            assert got.to_bytes() == create_proof(pk, cs, r=7, s=9).to_bytes(), backend
+    for backend in ("reference", "cpu"):  # both required: one that cannot run fails, it is not left out
+        usable_or_skip(backend)
+        got = Prover(pk, backend).prove(cs, r=7, s=9)
+        assert got.to_bytes() == create_proof(pk, cs, r=7, s=9).to_bytes(), backend
 
 
 def test_witness_values_may_be_field_elements() -> None:

@@ -67,7 +67,7 @@ def test_groth16_prove_timings_and_trace(small, capsys, tmp_path: Path) -> None:
     code, out, err = _run(capsys, *argv)
     assert code == 0, err
     rows = [line.split()[0] for line in out.splitlines()[1:] if line and not line.startswith(" ")]
-    steps = ["backend", "read_key", "read_witness", "read_r1cs", "check_r1cs", "prepare", "prove", "verify", "write"]
+    steps = ["read_key", "backend", "read_witness", "read_r1cs", "check_r1cs", "prepare", "prove", "verify", "write"]
     assert [row for row in rows if row in steps] == steps, out
     assert "msm_b_g2" in out and "msm_a_g1" in out and f"trace written to {trace}" in out
     events = json.loads(trace.read_text())["traceEvents"]
@@ -75,4 +75,4 @@ def test_groth16_prove_timings_and_trace(small, capsys, tmp_path: Path) -> None:
     assert {*steps, "msm_b_g2", "msm_a_g1"} <= set(threads)
     assert threads["msm_b_g2"] != threads["msm_a_g1"]
     start = {event["name"]: event["ts"] for event in events if event.get("ph") == "X"}
-    assert start["read_key"] < start["prepare"] < start["prove"] < start["verify"] < start["write"]
+    assert start["read_witness"] < start["prepare"] < start["prove"] < start["verify"] < start["write"]

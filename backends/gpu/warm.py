@@ -1,0 +1,42 @@
+"""The GPU backends' warm-up (capability WARM_UP): the programs of a kind of work built (or loaded, when shipped
+prebuilt) on a thread while the caller reads its key; NVRTC and the OpenCL compilers let go of the GIL meanwhile."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from cuzk.backends.capabilities import WarmUp
+from cuzk.reference.curves import Curve
+
+PROGRAMS_OF = {"prove": ("ntt", "msm_g1", "msm_g2"), "setup": ("msm_g1", "msm_g2"), "host": ()}
+
+
+class ProgramsWarmUp(WarmUp):
+    """The programs of one work, built on a thread of this process."""
+
+    started = True
+
+    def __init__(self, context: Any, curve: Curve, programs: tuple[str, ...]) -> None:
+        super().__init__()
+        self._thread = threading.Thread(
+            target=self._build, args=(context, curve, programs), name="cuzk-warm-up", daemon=True
+        )
+        self._thread.start()
+
+    def _build(self, context: Any, curve: Curve, programs: tuple[str, ...]) -> None:
+        for program in programs:
+            try:
+                context.prepare_program(curve, program)
+            except Exception as exc:  # the first launch raises it again, where the caller sees it
+                self.failures.append(f"{curve.name}/{program}: {type(exc).__name__}: {exc}")
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive() and not self.failures
+
+
+def warm_up(context: Any, curve: Curve, work: str) -> WarmUp:
+    """A thread building ``work``'s programs for ``curve`` on ``context``; nothing to do for the host's work."""
+    programs = PROGRAMS_OF[work]
+    return ProgramsWarmUp(context, curve, programs) if programs else WarmUp()
