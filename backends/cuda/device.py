@@ -20,11 +20,13 @@ context, so that it runs beside the kernels queued before it (:mod:`cuzk.backend
 from __future__ import annotations
 
 import re
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -163,13 +165,17 @@ class CudaContext(BufferHelpers):
         path = prebuilt.find(source, OPTIONS, major, minor)
         if path is None:
             return None
-        try:
-            with self._on():
-                module = self.cp.cuda.function.Module()
-                module.load(prebuilt.load_code(path))
-                module.get_function(KERNEL_PROBE.search(source).group(1))  # type: ignore[union-attr]
-        except self.cp.cuda.driver.CUDADriverError:  # e.g. a driver older than the NVRTC that built it
-            return None
+        # CuPy's RawModule loads a cubin or PTX from a file, on the first get_function: the decompressed code goes
+        # to a temporary file for as long as that takes
+        with tempfile.TemporaryDirectory(prefix="cuzk-prebuilt-") as folder:
+            unpacked = Path(folder) / path.name.removesuffix(".xz")
+            unpacked.write_bytes(prebuilt.load_code(path))
+            try:
+                with self._on():
+                    module = self.cp.RawModule(path=str(unpacked))
+                    module.get_function(KERNEL_PROBE.search(source).group(1))  # type: ignore[union-attr]
+            except self.cp.cuda.driver.CUDADriverError:  # e.g. a driver older than the NVRTC that built it
+                return None
         return module
 
     def _compiled(self, source: str, curve: Curve, program: str) -> Any:

@@ -56,9 +56,8 @@ def file_name(name: str, target: str) -> str:
 
 
 def load_code(path: Path) -> bytes:
-    """The code of a prebuilt file, decompressed (PTX NUL-terminated, as the driver reads it)."""
-    code = lzma.decompress(path.read_bytes())
-    return code + b"\0" if path.name.endswith(".ptx.xz") else code
+    """The code of a prebuilt file (cubin or PTX), decompressed."""
+    return lzma.decompress(path.read_bytes())
 
 
 def compile_program(source: str, options: tuple[str, ...], target: str) -> bytes:

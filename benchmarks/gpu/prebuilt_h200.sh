@@ -26,8 +26,8 @@ first_and_second() {  # $1: label; a fresh CuPy and numba cache, two processes p
     for run in first second; do
       CUPY_CACHE_DIR=$caches/cupy NUMBA_CACHE_DIR=$caches/numba /usr/bin/time -f "$1 $curve $run process: %e s wall" \
         python3 -m cuzk.cli groth16 prove --backend cuda --timings "$f/circuit_final.zkey" "$f/witness.wtns" \
-        /tmp/proof.json /tmp/public.json > "$OUT/$1-$curve-$run.txt" 2>&1
-      grep -E "wall|proof, verified" "$OUT/$1-$curve-$run.txt"
+        /tmp/proof.json /tmp/public.json > /tmp/run.txt 2>&1
+      grep -E "wall|proof, verified|Error" /tmp/run.txt; cat /tmp/run.txt >> "$OUT/runs.txt"
     done
     rm -rf "$caches"
   done
