@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.cli import main
+from tests._suite_backends import usable_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,11 +45,7 @@ def test_python_m_runs_the_command_line() -> None:
 @pytest.mark.usefixtures("engine_environment")
 @pytest.mark.parametrize("threads", [1, 2])  # one of them differs from the default (all cores) on any machine
 def test_threads_sets_the_cpu_backends_thread_count(threads: int, capsys: pytest.CaptureFixture[str]) -> None:
-    from cuzk.backends.cpu import CpuBackend
-
-    reason = CpuBackend().unavailable_reason()
-    if reason is not None:
-        pytest.skip(f"the cpu backend cannot run here: {reason}")
+    usable_or_skip("cpu")
     argv = ["bench", "--backend", "cpu", "--threads", str(threads), "--curve", "bn254", "--msm", "", "--msm-g2", ""]
     assert main([*argv, "--ntt", "10", "--repeat", "1"]) == 0
     header = capsys.readouterr().out.splitlines()[0]

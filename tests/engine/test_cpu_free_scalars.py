@@ -13,17 +13,16 @@ import pytest
 
 from cuzk.backends import limbs
 from cuzk.backends.reference import ReferenceBackend
-from cuzk.backends.registry import discover, get_backend
+from cuzk.backends.registry import get_backend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
+from tests._suite_backends import usable_or_skip
 
 REF = ReferenceBackend()
 
 
 @pytest.fixture(scope="module")
 def cpu():
-    entry = discover()["cpu"]
-    if not entry.available:
-        pytest.skip(f"the cpu backend is not available here: {entry.reason}")
+    usable_or_skip("cpu")
     return get_backend("cpu")
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.registry import discover, get_backend
+from cuzk.backends.registry import get_backend
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup import one_party_setup, setup_with_toxic_waste, setup_zkey, snarkjs_root_of_unity
 from cuzk.formats.domain import h_positions, row_positions
@@ -24,6 +24,7 @@ from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.ntt import domain_root
 from cuzk.reference.qap import Reduction, batch_inverse, domain_generator, lagrange_basis_at, qap_at, qap_matrices
+from tests._suite_backends import usable_or_skip
 
 TOXIC = {"tau": 987654321, "alpha": 3, "beta": 5, "gamma": 7, "delta": 11}
 QUERIES = ("a_query", "b_g1_query", "b_g2_query", "h_query", "l_query")
@@ -33,9 +34,7 @@ CIRCUITS = {"cpu": ("mimc", 1), "reference": ("bits", 1)}
 
 
 def backend_or_skip(name: str):  # type: ignore[no-untyped-def]
-    entry = discover()[name]
-    if not entry.available:
-        pytest.skip(f"the {name} backend is not available here: {entry.reason}")
+    usable_or_skip(name)  # cpu and the reference fail instead: they are required
     return get_backend(name)
 
 

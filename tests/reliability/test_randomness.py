@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from cuzk.backends.registry import discover
 from cuzk.engine.prover import Prover
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254, Curve
@@ -30,6 +29,7 @@ from cuzk.reference.groth16 import prover as reference_prover
 from cuzk.reference.qap import domain_size
 from cuzk.reference.r1cs import ConstraintSystem
 from cuzk.reference.toy import TOY
+from tests._suite_backends import usable_or_skip
 
 INSECURE = "insecure: for tests and vectors"
 
@@ -82,9 +82,9 @@ def test_toxic_waste_comes_from_secrets(scripted: Callable[[list[int]], Scripted
 
 
 def engine_backend() -> str:
-    """cpu when it runs here (fast), else the reference backend."""
-    entry = discover().get("cpu")
-    return "cpu" if entry is not None and entry.available else "reference"
+    """The cpu backend (required: a test fails when it cannot run)."""
+    usable_or_skip("cpu")
+    return "cpu"
 
 
 def test_r_and_s_come_from_secrets(scripted: Callable[[list[int]], ScriptedRandbelow]) -> None:
