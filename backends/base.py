@@ -20,6 +20,7 @@ from cuzk.backends.capabilities import (
     FIXED_BASE,
     KEPT_SCALARS,
     MSM_BATCH,
+    PAIRING,
     PREPARED_BASES,
     REDUCTIONS,
     SPARSE,
@@ -265,6 +266,12 @@ class BackendBase:
         result = self._sparse_product(matrix, z, out_rows)
         return check_output(self.name, "sparse_product", result, (out_rows, limbs.FR_LIMBS))
 
+    def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
+        c = self._ready(curve, PAIRING)
+        g1, g2 = check_points(c, "g1", g1, "g1"), check_points(c, "g2", g2, "g2")
+        check_same_length(g1, g2, ("g1", "g2"))
+        return bool(self._pairing_check(c, g1, g2))
+
     def warm_up(self, curve: CurveLike, work: str) -> WarmUp:
         c = self._ready(curve, WARM_UP)
         if work not in WORKS:
@@ -330,6 +337,9 @@ class BackendBase:
         raise NotImplementedError
 
     def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
         raise NotImplementedError
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:

@@ -31,9 +31,10 @@ FIXED_BASE = "fixed_base"  # generator_multiples: [k_i]·G for the generator G o
 TIMINGS = "timings"  # last_internal_seconds/_intervals, last_batch_seconds: the compute time of the last call
 DEVICE = "device"  # computes on a device beside the host: host-side work (small MSMs, the witness) goes elsewhere
 WARM_UP = "warm_up"  # warm_up: the kernels of a kind of work compiled (or loaded) in the background, ahead of use
+PAIRING = "pairing"  # pairing_check: whether Π e(P_i, Q_i) = 1 (the equation of a Groth16 verification)
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
-    | {WARM_UP}
+    | {WARM_UP, PAIRING}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
@@ -255,6 +256,16 @@ class SupportsTimings(Protocol):
 
 
 @runtime_checkable
+class SupportsPairing(Protocol):
+    """Capability PAIRING."""
+
+    def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
+        """Whether Π e(g1[i], g2[i]) = 1 for G1 points (k, 2, L) and G2 points (k, 2, 2, L), exactly as the
+        reference's ``pairing_check``; the points are trusted to be on the curve and in their subgroups."""
+        ...
+
+
+@runtime_checkable
 class SupportsWarmUp(Protocol):
     """Capability WARM_UP."""
 
@@ -283,6 +294,7 @@ __all__ = [
     "FIXED_BASE",
     "KEPT_SCALARS",
     "MSM_BATCH",
+    "PAIRING",
     "PREPARED_BASES",
     "REDUCTIONS",
     "SPARSE",
@@ -301,6 +313,7 @@ __all__ = [
     "SupportsFixedBase",
     "SupportsKeptScalars",
     "SupportsMsmBatch",
+    "SupportsPairing",
     "SupportsPreparedBases",
     "SupportsSparse",
     "SupportsTimings",

@@ -20,6 +20,7 @@ from cuzk.backends.protocol import (
     FIELD_OPS,
     FIXED_BASE,
     MSM_BATCH,
+    PAIRING,
     PREPARED_BASES,
     SPARSE,
     WINDOW,
@@ -40,7 +41,7 @@ class ReferenceBackend(BackendBase):
 
     name = "reference"
     priority = 0
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE})
+    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE, PAIRING})
 
     def __init__(self, *, device: int | None = None) -> None:
         super().__init__(device=device)
@@ -115,6 +116,11 @@ class ReferenceBackend(BackendBase):
         table = self._tables[key]
         points = [table.mul(k) for k in limbs.limbs_to_ints(scalars)]
         return limbs.points_to_limbs(curve, group, points).reshape(len(points), *limbs.point_shape(curve, group))
+
+    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
+        """The reference's :func:`~cuzk.reference.pairing.pairing_check` of the pairs."""
+        pairs = list(zip(limbs.limbs_to_points(curve, "g1", g1), limbs.limbs_to_points(curve, "g2", g2), strict=True))
+        return bool(curve.pairing_check(pairs))
 
 
 __all__ = ["ReferenceBackend"]

@@ -7,8 +7,10 @@ arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as nu
 :mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (FIXED_BASE: many
 multiples of a generator, for a setup), :mod:`.sparse` (SPARSE: CSR matrices over Fr, the witness side of a proof,
 which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS: the internal time of a call) and
-:mod:`.jit` (numba options, disk cache). Kept scalars (KEPT_SCALARS) are a private copy of the checked array: the
-MSMs and sparse products that take them check nothing again.
+:mod:`.jit` (numba options, disk cache), :mod:`.tower` and :mod:`.pairing` (PAIRING: the optimal ate pairing
+check, for verifying a proof in milliseconds), :mod:`.warm` (WARM_UP: compiling ahead in other processes). Kept
+scalars (KEPT_SCALARS) are a private copy of the checked array: the MSMs and sparse products that take them check
+nothing again.
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk once per machine, then loaded), when a backend method first needs them.
@@ -46,6 +48,7 @@ from cuzk.backends.protocol import (
     FIXED_BASE,
     KEPT_SCALARS,
     MSM_BATCH,
+    PAIRING,
     PREPARED_BASES,
     SPARSE,
     TIMINGS,
@@ -150,7 +153,8 @@ class CpuBackend(BackendBase):
     name = "cpu"
     priority = 100
     capabilities = frozenset(
-        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, WARM_UP}
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
+        | {WARM_UP, PAIRING}
     )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
@@ -286,6 +290,14 @@ class CpuBackend(BackendBase):
                 f"(coefficient {n - 1} of the quotient H is not zero)"
             )
         return h[: n - 1].copy()
+
+    # --- the pairing check (:mod:`.pairing`, :mod:`.tower`) ---------------------------------------------------------
+
+    @_measured
+    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
+        from cuzk.backends.cpu import pairing
+
+        return bool(self.runtime().pool.call(pairing.pairing_check, curve, g1, g2))
 
     # --- compiling ahead (:mod:`.warm`) ---------------------------------------------------------------------------
 

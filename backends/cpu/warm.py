@@ -106,6 +106,11 @@ def quotient_task(backend: Any, curve: Curve) -> None:
         backend.compute_h_kept(curve, zero, zero, zero, reduction=reduction)
 
 
+def pairing_task(backend: Any, curve: Curve) -> None:
+    """The pairing check of a proof's verification (one kernel)."""
+    backend.pairing_check(curve, _points(curve, "g1", 2), _points(curve, "g2", 2))
+
+
 def fixed_base_task(group: str) -> Callable[[Any, Curve], None]:
     """A setup's multiples of the generator of ``group``."""
 
@@ -123,6 +128,7 @@ TASKS: dict[str, tuple[tuple[str, ...], Callable[[Any, Curve], None], float]] = 
     "small_g1": (("prove", "host"), small_msm_task("g1"), 1.0),
     "sparse": (("prove", "host"), sparse_task, 0.8),
     "quotient": (("prove",), quotient_task, 0.8),
+    "pairing": (("prove", "host"), pairing_task, 6.0),
     "fixed_g2": (("setup",), fixed_base_task("g2"), 4.0),
     "fixed_g1": (("setup",), fixed_base_task("g1"), 2.5),
 }

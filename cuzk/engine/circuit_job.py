@@ -22,12 +22,12 @@ from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup import one_party_setup
 from cuzk.engine.timing import Recorder
+from cuzk.engine.verify import check_made_proof
 from cuzk.engine.warm import warm_up
 from cuzk.engine.witness import Assignment
 from cuzk.reference.circuits import build, family
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.errors import ParameterError
-from cuzk.reference.groth16 import verify
 from cuzk.reference.qap import Reduction, domain_size
 
 
@@ -128,7 +128,7 @@ def prove_circuit(
     with step("prove" if proofs == 1 else f"prove ×{proofs}", "proofs"):
         results = _prove_all(prover, cs, circuit, target_constraints, seed, proofs, processes, display, publics)
     with step("verify", "verify"):
-        ok = all(verify(pk.vk, publics[k], proof) for k, proof in enumerate(results))
+        ok = all(check_made_proof(pk.vk, publics[k], proof, backend) for k, proof in enumerate(results))
     n = domain_size(cs.num_constraints, cs.num_inputs)
     seconds = {name: value for name, value in step.seconds.items() if name != "backend"}
     return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, seconds, recorder, n)

@@ -18,9 +18,10 @@ engine (SupraSeal C2) and of ark-groth16's ``create_proof``:
 
 Every backend call goes through one :class:`~cuzk.engine.calls.TimedCalls`, which records it at the backend and
 internal levels beside the engine's phases (:mod:`cuzk.engine.timing`). For fixed r, s the proof is the
-reference's, bit for bit. With ``verify`` (or ``CUZK_VERIFY=1``) every proof is checked with the verifying key,
-prepared once, before it is returned: a wrong proof (a faulty device, a backend bug) raises
-:class:`ProofSelfCheckError` naming it.
+reference's, bit for bit. With ``verify`` (or ``CUZK_VERIFY=1``) every proof is checked with the verifying key
+before it is returned (:func:`~cuzk.engine.verify.check_made_proof`: the pairings on the host backend, a
+millisecond on the cpu backend): a wrong proof (a faulty device, a backend bug) raises :class:`ProofSelfCheckError`
+naming it.
 """
 
 from __future__ import annotations
@@ -50,13 +51,13 @@ from cuzk.backends.registry import host_backend, resolve_backend
 from cuzk.engine.assembly import Assembly, Terms, prepare
 from cuzk.engine.calls import Scalars, TimedCalls
 from cuzk.engine.timing import Recorder
+from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 from cuzk.errors import ProofSelfCheckError
 from cuzk.reference.curves import Point
 from cuzk.reference.errors import ParameterError, ProvingKeyError
-from cuzk.reference.groth16 import PreparedVerifyingKey, Proof, ProvingKey, prepare_verifying_key
+from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import check_shape
-from cuzk.reference.groth16.verifier import verify_proof
 from cuzk.reference.qap import witness_map
 
 # The MSMs over the key's queries: (phase, key of the sums, group, the proving-key query holding the bases).
@@ -138,10 +139,6 @@ class Prover:
         if any(small[group] is not own[group] for group in own):
             with self.recorder.span("warm_small_msm"):
                 self.assembly.warm(own)
-        self._pvk: PreparedVerifyingKey | None = None
-        if self.verify:
-            with self.recorder.span("prepare_vk"):
-                self._pvk = prepare_verifying_key(pk.vk)
 
     # --- 1. the witness -----------------------------------------------------------------------------------------
 
@@ -234,7 +231,7 @@ class Prover:
             with self.recorder.span("prove", proof=number):
                 kept = z_kept if z_kept is not None else (self._keep("keep_z", z)[0] if self.keeps else z)
                 proof = self._prove(z, kept, (a, b, c), abc_kept, r_int, s_int)
-            if self._pvk is not None:
+            if self.verify:
                 self._self_check(number, z, proof)
             return proof
 
@@ -330,10 +327,9 @@ class Prover:
             raise ParameterError(f"abc_kept must be the three KeptScalars of a, b, c ({len(a)} rows) that stage() made")
 
     def _self_check(self, number: int, z: np.ndarray, proof: Proof) -> None:
-        assert self._pvk is not None
         with self.recorder.span("self_check", proof=number):
-            public = [self.curve.Fr(x) for x in limbs.limbs_to_ints(z[1 : self.pk.num_inputs])]
-            if not verify_proof(self._pvk, public, proof):
+            public = limbs.limbs_to_ints(z[1 : self.pk.num_inputs])
+            if not check_made_proof(self.pk.vk, public, proof, self.backend):
                 raise ProofSelfCheckError(number)
 
 

@@ -26,13 +26,14 @@ from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
 from cuzk.engine.prover import Prover
 from cuzk.engine.timing import Recorder, Span
+from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import SparseQap
 from cuzk.formats import domain
 from cuzk.formats.r1cs import R1cs, check_witness_matches
 from cuzk.formats.wtns import Witness
 from cuzk.formats.zkey import ZKey
 from cuzk.reference.errors import ProvingKeyError, UnsatisfiedConstraintError
-from cuzk.reference.groth16 import Proof, verify
+from cuzk.reference.groth16 import Proof
 
 
 @dataclass
@@ -143,7 +144,7 @@ def prove_zkey(
     result = prover.prove_witness(witness, r=r, s=s)
     if verify_proof:
         with recorder.span("verify"):
-            ok = verify(zkey.verifying_key(), result.public_signals, result.proof)
+            ok = check_made_proof(zkey.verifying_key(), result.public_signals, result.proof, prover.backend)
         if not ok:
             raise UnsatisfiedConstraintError(
                 f"{witness.path}: the proof made with {zkey.path} does not verify, so the witness does not satisfy "

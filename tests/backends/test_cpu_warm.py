@@ -34,7 +34,7 @@ def test_every_work_has_tasks() -> None:
     works = {work for names, _, _ in warm.TASKS.values() for work in names}
     assert works == set(WORKS)
     host = {name for name, (names, _, _) in warm.TASKS.items() if "host" in names}
-    assert host == {"small_g1", "small_g2", "sparse"}  # a device's proof: the witness side, MSMs of a few points
+    assert host == {"small_g1", "small_g2", "sparse", "pairing"}  # beside a device: witness, small MSMs, verifying
     assert all("prove" in warm.TASKS[name][0] for name in host)
 
 

@@ -1,0 +1,61 @@
+"""The engine's check of its own proofs (cuzk.engine.verify): the reference verifier's answer, with the pairings
+on a backend, for real proofs and for proofs altered every way a faulty backend could alter them."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cuzk.backends.errors import InputShapeError
+from cuzk.backends.registry import get_backend
+from cuzk.engine.verify import check_made_proof
+from cuzk.reference.circuits import build
+from cuzk.reference.curves import BLS12_381, BN254, Curve
+from cuzk.reference.groth16 import Proof, generate_random_parameters, prove, verify
+from tests._suite_backends import usable_or_skip
+
+
+@pytest.fixture(scope="module", params=[BN254, BLS12_381], ids=lambda c: c.name)
+def made(request: pytest.FixtureRequest) -> tuple[Curve, object, list[object], Proof]:
+    curve = request.param
+    cs = build("cubic", curve.Fr, size=1)
+    pk = generate_random_parameters(cs, curve)
+    return curve, pk.vk, cs.input_assignment[1:], prove(pk, cs)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference"])
+def test_agrees_with_the_reference_verifier(made, backend: str) -> None:  # type: ignore[no-untyped-def]
+    usable_or_skip(backend)
+    curve, vk, public, proof = made
+    b = get_backend(backend)
+    g1, g2 = curve.g1.generator, curve.g2.generator
+    altered = {
+        "real": proof,
+        "A doubled": Proof(proof.a + proof.a, proof.b, proof.c),
+        "B moved": Proof(proof.a, proof.b + g2, proof.c),
+        "C moved": Proof(proof.a, proof.b, proof.c + g1),
+        "A and C swapped": Proof(proof.c, proof.b, proof.a),
+    }
+    for name, candidate in altered.items():
+        assert check_made_proof(vk, public, candidate, b) == verify(vk, public, candidate), name
+    assert check_made_proof(vk, public, proof, b)
+    wrong_input = [public[0] + 1, *public[1:]]
+    assert not check_made_proof(vk, wrong_input, proof, b) and not verify(vk, wrong_input, proof)
+
+
+def test_a_point_at_infinity_or_off_the_curve_does_not_verify(made) -> None:  # type: ignore[no-untyped-def]
+    curve, vk, public, proof = made
+    cpu = get_backend("cpu")
+    assert not check_made_proof(vk, public, Proof(curve.g1.identity(), proof.b, proof.c), cpu)
+    x, y = proof.a.to_affine()
+    off = type(proof.a)(curve.g1, x, y + 1, type(x)(1))  # (x, y + 1) in projective coordinates, Z = 1
+    assert not off.is_on_curve()
+    assert not check_made_proof(vk, public, Proof(off, proof.b, proof.c), cpu)
+
+
+def test_pairing_check_validates_its_arrays() -> None:
+    cpu = get_backend("cpu")
+    g1 = np.zeros((2, 2, 4), np.uint64)
+    with pytest.raises(InputShapeError):
+        cpu.pairing_check(BN254, g1, np.zeros((2, 2, 4), np.uint64))  # G2 points need (k, 2, 2, L)
+    assert cpu.pairing_check(BN254, g1[:0], np.zeros((0, 2, 2, 4), np.uint64))  # the empty product is 1
