@@ -5,6 +5,8 @@
     cuzk groth16 setup <circuit.r1cs> <circuit.zkey> [--backend NAME]     one-party setup: development only
 
 Files are read and written exactly as snarkjs does (docs/interop.md); a proof that does not verify exits with 1.
+Outputs are checked before any work (:func:`cuzk.formats.outputs.check_outputs`: writable, distinct, none an input;
+a bellman proof only of a BLS12-381 key) and written atomically, a command's files all-or-nothing.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ def run_prove(args: argparse.Namespace) -> int:
     from cuzk.cli.prove import print_timings, process_recorder
     from cuzk.engine.files_job import prove_files
     from cuzk.engine.timing import chrome_trace
-    from cuzk.formats import bellman, snarkjs_json
+    from cuzk.formats.outputs import atomic_outputs
 
+    check_prove_outputs(args)
     recorder = process_recorder()  # imports included: the engine's modules are loaded above
     with progress_display(1, quiet=args.quiet) as display:
         job = prove_files(
@@ -42,10 +45,7 @@ def run_prove(args: argparse.Namespace) -> int:
             progress=display,
         )
     with recorder.span("write"):
-        snarkjs_json.write_proof(args.proof, job.result.proof)
-        snarkjs_json.write_public(args.public, job.result.public_signals)
-        if args.bellman_proof:
-            bellman.write_proof(args.bellman_proof, job.result.proof)
+        write_prove_outputs(args, job)
     print(_summary(args, job, recorder))
     if args.verbose:
         for name, seconds in job.result.seconds.items():
@@ -53,8 +53,40 @@ def run_prove(args: argparse.Namespace) -> int:
     if args.timings:
         print_timings(recorder)
     if args.trace:
-        print(f"trace written to {chrome_trace(recorder, args.trace)} (open it in ui.perfetto.dev)")
+        with atomic_outputs([args.trace]) as (trace,):
+            chrome_trace(recorder, trace)
+        print(f"trace written to {args.trace} (open it in ui.perfetto.dev)")
     return 0
+
+
+def check_prove_outputs(args: argparse.Namespace) -> None:
+    """Before any work: proof.json, public.json, --bellman-proof and --trace writable, distinct, none an input;
+    and a bellman proof only of a BLS12-381 key (the key's header alone is read)."""
+    from cuzk.formats.errors import CurveMismatchError
+    from cuzk.formats.outputs import check_outputs
+    from cuzk.formats.zkey import read_zkey_curve
+    from cuzk.reference.curves import BLS12_381
+
+    outputs = (args.proof, args.public, args.bellman_proof, args.trace)
+    check_outputs(outputs, (args.zkey, args.witness, args.r1cs, args.sym))
+    if args.bellman_proof is not None and (curve := read_zkey_curve(args.zkey)) is not BLS12_381:
+        raise CurveMismatchError(
+            args.bellman_proof, f"bellman's proof format is for BLS12-381 keys; {args.zkey} is a {curve.name} key"
+        )
+
+
+def write_prove_outputs(args: argparse.Namespace, job: FilesProof) -> None:
+    """proof.json, public.json and the bellman proof, all-or-nothing: each written to a temporary beside it, all
+    renamed into place only once every one was written."""
+    from cuzk.formats import bellman, snarkjs_json
+    from cuzk.formats.outputs import atomic_outputs
+
+    paths = [args.proof, args.public, *([args.bellman_proof] if args.bellman_proof is not None else [])]
+    with atomic_outputs(paths) as temporaries:
+        snarkjs_json.write_proof(temporaries[0], job.result.proof)
+        snarkjs_json.write_public(temporaries[1], job.result.public_signals)
+        if args.bellman_proof is not None:
+            bellman.write_proof(temporaries[2], job.result.proof)
 
 
 def _summary(args: argparse.Namespace, job: FilesProof, recorder: Recorder) -> str:
@@ -92,12 +124,15 @@ def run_verify(args: argparse.Namespace) -> int:
 
 def run_setup(args: argparse.Namespace) -> int:
     from cuzk.engine.setup import setup_zkey
+    from cuzk.formats.outputs import atomic_outputs, check_outputs
     from cuzk.formats.r1cs import read_r1cs
     from cuzk.formats.zkey_write import write_zkey
 
+    check_outputs([args.zkey], [args.r1cs])
     started = time.perf_counter()
     key = setup_zkey(read_r1cs(args.r1cs), backend=args.backend, path=args.zkey)
-    write_zkey(args.zkey, key)
+    with atomic_outputs([args.zkey]) as (temporary,):  # a failed write leaves an existing .zkey whole
+        write_zkey(temporary, key)
     print(
         f"{args.zkey}: {key.curve.name}, {key.num_constraints} constraints, domain {key.domain_size}, "
         f"{time.perf_counter() - started:.1f} s. A one-party setup: for development and tests only."

@@ -4,6 +4,7 @@
     cuzk zkey export bellman <circuit.zkey> <vk.bin>          BLS12-381: bellman's VerifyingKey bytes
 
 Only the header's and IC's points are checked on the way: the bulk sections are left to ``cuzk groth16 prove``.
+The output is checked before the key is read (writable, not the .zkey itself) and written atomically.
 """
 
 from __future__ import annotations
@@ -15,16 +16,20 @@ from cuzk.cli.options import Subparsers
 
 def run_export_verificationkey(args: argparse.Namespace) -> int:
     from cuzk.formats import snarkjs_json
+    from cuzk.formats.outputs import check_outputs
     from cuzk.formats.zkey import read_zkey
 
+    check_outputs([args.verification_key], [args.zkey])
     snarkjs_json.write_verifying_key(args.verification_key, read_zkey(args.zkey, check_points=False).verifying_key())
     return 0
 
 
 def run_export_bellman(args: argparse.Namespace) -> int:
     from cuzk.formats import bellman
+    from cuzk.formats.outputs import check_outputs
     from cuzk.formats.zkey import read_zkey
 
+    check_outputs([args.vk], [args.zkey])
     key = read_zkey(args.zkey, "bls12_381", check_points=False)
     bellman.write_verifying_key(args.vk, bellman.BellmanVerifyingKey.from_proving_key(key.proving_key()))
     return 0

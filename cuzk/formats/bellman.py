@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError, TruncatedFileError
+from cuzk.formats.outputs import write_atomic
 from cuzk.reference.curves import BLS12_381, Curve, Point
 from cuzk.reference.encoding import decode_point, encode_point, point_size
 from cuzk.reference.errors import EncodingError
@@ -128,8 +129,8 @@ def _curve_of(point: Point) -> Curve:
 
 
 def write_proof(path: str | os.PathLike[str], proof: Proof) -> None:
-    with open(path, "wb") as out:
-        out.write(proof_to_bytes(proof))
+    """The 192 bytes, made first (a BN254 proof is refused before any file is touched), written atomically."""
+    write_atomic(path, proof_to_bytes(proof))
 
 
 def read_proof(path: str | os.PathLike[str]) -> Proof:
@@ -137,8 +138,8 @@ def read_proof(path: str | os.PathLike[str]) -> Proof:
 
 
 def write_verifying_key(path: str | os.PathLike[str], vk: BellmanVerifyingKey) -> None:
-    with open(path, "wb") as out:
-        out.write(verifying_key_to_bytes(vk))
+    """VerifyingKey::write's bytes, written atomically: a failure leaves the previous file whole."""
+    write_atomic(path, verifying_key_to_bytes(vk))
 
 
 def read_verifying_key(path: str | os.PathLike[str]) -> BellmanVerifyingKey:

@@ -127,8 +127,10 @@ def dumps(value: Any) -> str:
 
 
 def write_json(path: str | os.PathLike[str], value: Any) -> None:
-    with open(path, "w", encoding="utf-8") as out:
-        out.write(dumps(value))
+    """Write ``value`` as snarkjs does, atomically: a failure leaves the previous file whole (and no temporary)."""
+    from cuzk.formats.outputs import write_atomic
+
+    write_atomic(path, dumps(value))
 
 
 MAX_DEPTH = 64  # snarkjs's files nest 4 deep (vk_alphabeta_12)
