@@ -30,6 +30,9 @@ def run_prove(args: argparse.Namespace) -> int:
     from cuzk.engine.timing import chrome_trace
 
     recorder = process_recorder()
+    from cuzk.formats.outputs import check_outputs
+
+    check_outputs([args.trace])  # before any work: a trace that cannot be written is refused now
     apply_engine_options(args)
     at_least_one("--constraints", args.constraints)
     at_least_one("--proofs", args.proofs)

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from cuzk.backends.intervals import union_seconds
+from cuzk.formats.outputs import write_atomic
 
 LEVELS = ("engine", "backend", "internal")
 GAPS_LISTED = 4  # the --timings table names the longest stretches of overhead
@@ -184,7 +185,7 @@ def chrome_trace(recorder: Recorder, path: str | Path) -> Path:
             {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": f"{thread} ({level})"}}
         )
     out = Path(path)
-    out.write_text(json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}, indent=1), encoding="utf-8")
+    write_atomic(out, json.dumps({"traceEvents": events, "displayTimeUnit": "ms"}, indent=1))
     return out
 
 

@@ -184,9 +184,12 @@ class Cursor:
 def write_binfile(
     path: str | os.PathLike[str], magic: bytes, version: int, sections: Iterable[tuple[int, bytes | np.ndarray]]
 ) -> None:
-    """Write an iden3 binary file: the header, then each (id, content) section in the given order."""
+    """Write an iden3 binary file: the header, then each (id, content) section in the given order; atomically (a
+    temporary beside ``path``, renamed when whole: :func:`cuzk.formats.outputs.atomic_outputs`)."""
+    from cuzk.formats.outputs import atomic_outputs
+
     sections = list(sections)
-    with open(path, "wb") as out:
+    with atomic_outputs([path]) as (temporary,), open(temporary, "wb") as out:
         out.write(magic + struct.pack("<II", version, len(sections)))
         for section_id, content in sections:
             data = content.tobytes() if isinstance(content, np.ndarray) else bytes(content)
