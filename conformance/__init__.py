@@ -2,7 +2,7 @@
 
 Layout and formats: conformance/formats/README.md. Run ``python -m cuzk.conformance --backend NAME|all``;
 regenerate with ``python -m cuzk.conformance generate``. Vector kinds live in a registry (:data:`KINDS`); the
-built-in ones (field, ntt, msm, groth16) register themselves when this package is imported.
+built-in ones (field, ntt, msm, groth16, pairing) register themselves when this package is imported.
 """
 
 from importlib import import_module

@@ -71,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
         )
         p.add_argument("--json", type=Path, help="also write the report as JSON to this file")
         p.add_argument("--vectors", type=Path, default=VECTORS_DIR, help="vector directory (default: committed)")
-        p.add_argument("--quick", action="store_true", help="skip the largest cases (reported as skipped)")
+        p.add_argument(
+            "--quick", action="store_true", help="skip the largest cases and most pairing checks (reported as skipped)"
+        )
         p.add_argument("--fail-on-skip", action="store_true", help="treat skipped cases as failures")
     for p in (run, gen):
         p.add_argument("--curve", default="all", help=f"{' | '.join(CURVES)} | all (comma-separated)")

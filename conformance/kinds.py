@@ -29,6 +29,7 @@ BUILTIN_KIND_MODULES = (
     "cuzk.conformance.ntt",
     "cuzk.conformance.msm",
     "cuzk.conformance.groth16",
+    "cuzk.conformance.pairing",
 )
 
 

@@ -202,7 +202,8 @@ def run_suite(
     progress: Callable[[str, str, int, int], None] | None = None,
 ) -> SuiteReport:
     """Run ``backends`` (registry names or Backend objects; None or ["all"] = every registered backend) over the
-    vectors of ``vectors`` selected by ``curves`` and ``kinds``. ``quick`` skips the largest cases (reported).
+    vectors of ``vectors`` selected by ``curves`` and ``kinds``. ``quick`` skips the largest cases and most pairing
+    checks (reported).
     ``progress(backend, kind, cases_done, cases_total)`` is called before and after each file of each backend."""
     files, problems = load_vectors(vectors, curves, kinds)
     totals: dict[str, int] = {}

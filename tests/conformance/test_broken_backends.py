@@ -9,14 +9,17 @@ from pathlib import Path
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.cpu import CpuBackend
+from cuzk.backends.protocol import PAIRING
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.backends.registry import BackendEntry
 from cuzk.conformance import run_suite, runner
 from cuzk.conformance.__main__ import main
 from cuzk.conformance.codec import hex_to_limbs
 from cuzk.conformance.manifest import load_manifest
-from cuzk.conformance.report import render_text
-from cuzk.reference.curves import BN254, Curve
+from cuzk.conformance.report import failure_lines, render_text
+from cuzk.reference.curves import BN254, CURVES, Curve
+from cuzk.reference.pairing import miller_loop
 
 
 class DropsLastBase(ReferenceBackend):
@@ -168,3 +171,70 @@ def test_groth16_kind_catches_a_wrong_g2_msm(vector_subset: Callable[..., Path])
     diff = failures[("cubic_1_libsnark", None)]["first_difference"]
     assert diff["index"][0] >= 2 * 4, "A must match: only B (and hence C) is wrong"
     assert report.to_json()["backends"]["negates-g2"]["kinds"]["groth16"]["skipped"] == 2  # quick: mimc and merkle
+
+
+class DropsLastPair(CpuBackend):
+    """An off-by-one in the loop over the pairs of a pairing check: the last pair is never multiplied in."""
+
+    name = "drops-last-pair"
+
+    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
+        return super()._pairing_check(curve, g1[:-1], g2[:-1])
+
+
+PAIRING_FILES = [
+    f"{curve}/pairing/{name}.json" for curve in CURVES for name in ("bilinear", "edge", "groth16", "invalid")
+]
+
+
+def test_dropped_pair_is_caught(vector_subset: Callable[..., Path]) -> None:
+    """Every file of the pairing kind, at compiled speed: the true products with a real last pair fail, as do the
+    false ones that dropping the last pair makes true; what the bug cannot change passes."""
+    report = run_suite([DropsLastPair()], vectors=vector_subset(*PAIRING_FILES))
+    assert not report.ok
+    failed = {(vf.path.split("/")[0], r.case) for vf, r in report.backends[0].failures()}
+    for curve in CURVES:
+        for case in ("single_pair", "generators", "p_and_minus_p", "ab_moved_to_g1", "many_pairs", "proof"):
+            assert (curve, case) in failed
+        assert (curve, "ab_pair_dropped") in failed  # e(aP, bQ) alone becomes the empty product: true
+        for case in ("empty", "infinity_g1", "infinity_last", "c_perturbed", "delta_pair_dropped", "more_g1_than_g2"):
+            assert (curve, case) not in failed
+    message = "expected False (Π e(P_i, Q_i) ≠ 1), got True"
+    assert f"FAIL bn254/pairing/edge.json single_pair: {message}" in failure_lines(report.backends[0], limit=100)
+    assert f"conformance: FAILED ({len(failed)} failed cases, 0 problems with the vectors)" in render_text(report)
+    failures = _failures(report, "pairing")
+    assert failures[("proof", None)]["message"] == "expected True (Π e(P_i, Q_i) = 1), got False"
+    assert failures[("proof", None)]["file"] in ("bls12_381/pairing/groth16.json", "bn254/pairing/groth16.json")
+
+
+class SkipsFinalExponentiation(ReferenceBackend):
+    """Compares the product of the Miller loops with 1, without the final exponentiation."""
+
+    name = "skips-final-exponentiation"
+    capabilities = frozenset({PAIRING})
+
+    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
+        f = curve.Fq12.one()
+        for p, q in zip(limbs.limbs_to_points(curve, "g1", g1), limbs.limbs_to_points(curve, "g2", g2), strict=True):
+            f = f * miller_loop(curve, p, q)
+        return bool(f == curve.Fq12.one())
+
+
+def _holds_a_finite_pair(inp: dict[str, list]) -> bool:
+    """Whether some pair of a pairing case has two points other than infinity (all-zero coordinates)."""
+    finite = lambda point: any(int(c, 16) for c in np.ravel(point))  # noqa: E731
+    return any(finite(p) and finite(q) for p, q in zip(inp["g1"], inp["g2"], strict=True))
+
+
+def test_missing_final_exponentiation_is_caught(vector_subset: Callable[..., Path]) -> None:
+    """Exactly the true products holding a pair of two finite points fail: a Miller loop's value is 1 only up to the
+    factors the final exponentiation removes; false products stay false, and products of O-pairs stay 1."""
+    path = "bn254/pairing/edge.json"
+    vectors = vector_subset(path)
+    report = run_suite([SkipsFinalExponentiation()], vectors=vectors)
+    cases = json.loads((vectors / path).read_text())["cases"]
+    expected = {case["id"] for case in cases if case["output"] is True and _holds_a_finite_pair(case["input"])}
+    assert {"generators_cancel", "p_and_minus_p", "infinity_among_pairs"} <= expected
+    assert set(_failures(report, "pairing")) == {(case, None) for case in expected}
+    counts = report.backends[0].counts("pairing")
+    assert counts["passed"] == 16 - len(expected) and counts["skipped"] == 0  # empty, O-pairs and the false ones
