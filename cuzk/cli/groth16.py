@@ -103,17 +103,15 @@ def _summary(args: argparse.Namespace, job: FilesProof, recorder: Recorder) -> s
 
 def run_verify(args: argparse.Namespace) -> int:
     from cuzk.formats import snarkjs_json
+    from cuzk.formats.errors import WitnessMismatchError
     from cuzk.reference.groth16 import verify
 
     vk = snarkjs_json.read_verifying_key(args.verification_key)
     proof, _ = snarkjs_json.read_proof(args.proof, vk.curve)
-    public = snarkjs_json.read_public(args.public, vk.curve)
-    if len(public) != vk.num_public_inputs:
-        print(
-            f"INVALID: {args.public} has {len(public)} public signals, {args.verification_key} expects "
-            f"{vk.num_public_inputs}",
-            file=sys.stderr,
-        )
+    try:  # read with the key's count: its budget, and the count checked before any signal is converted
+        public = snarkjs_json.read_public(args.public, vk.curve, vk.num_public_inputs)
+    except WitnessMismatchError as exc:
+        print(f"INVALID: {exc}", file=sys.stderr)
         return 1
     if verify(vk, public, proof):
         print("OK")

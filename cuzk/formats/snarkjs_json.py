@@ -6,7 +6,7 @@
     verification_key.json  {"protocol", "curve", "nPublic", "vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2",
                   "vk_alphabeta_12": e(α, β) ∈ Fq12 as [[c0.c0, c0.c1, c0.c2], [c1.c0, c1.c1, c1.c2]], "IC": [...]}
 
-Numbers are decimal strings of ASCII digits (ffjavascript's /^[0-9]+$/; JSON integers are read too); points are
+Numbers are decimal strings of ASCII digits (ffjavascript's /^[0-9]+$/; JSON numbers are refused); points are
 ffjavascript's Jacobian triples (X, Y, Z) — affine with Z = 1 as snarkjs writes them, the point at infinity with
 Z = 0 — and every point read is checked to lie on its curve and in the order-r subgroup (a proof is
 attacker-controlled input). The layout matches snarkjs byte for byte (one space of
@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from typing import Any
 
-import numpy as np
-
-from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError, ValueOutOfRangeError
+from cuzk.formats import json_bounded
+from cuzk.formats.errors import (
+    CurveMismatchError,
+    FormatError,
+    InvalidPointError,
+    ValueOutOfRangeError,
+    WitnessMismatchError,
+)
 from cuzk.formats.zkey import snarkjs_name
 from cuzk.reference.curves import CURVES, Curve, Group, Point, curve_by_name
 from cuzk.reference.errors import CuzkError
@@ -30,7 +34,6 @@ from cuzk.reference.fields import Fq2Element
 from cuzk.reference.groth16 import Proof, VerifyingKey
 
 PROTOCOL = "groth16"
-_DECIMAL = re.compile(r"[0-9]+")
 
 
 # --- points and numbers ----------------------------------------------------------------------------------------
@@ -71,26 +74,28 @@ def _integer_text(number: int) -> str:
 
 
 def _number(value: Any, modulus: int, where: str, path: str) -> int:
-    """A decimal string (ASCII digits, as ffjavascript's /^[0-9]+$/; a leading "-" reads as a negative number) or
-    a JSON integer, checked to be in [0, modulus).
+    """A decimal string (ASCII digits, as ffjavascript's /^[0-9]+$/; a leading "-" reads as a negative number),
+    checked to be in [0, modulus).
 
     Python's int() would also take "1_000", " 1", "+1" and Unicode digits: each is refused here, so a file means
-    the same number to cuzk as to snarkjs. The length is checked before converting (no 4300-digit limit reached).
+    the same number to cuzk as to snarkjs. A JSON number is refused too: snarkjs never writes one, and reads one
+    through a double, so that its meaning would depend on its size (exact below 2^53, rounded above). Leading
+    zeros are read, as ffjavascript reads them (the file's budget bounds them); the significant digits are
+    counted before converting, so no more than the modulus's are ever converted.
     """
-    if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise FormatError(path, f"{where}: expected a decimal string, got {_shown(value)}")
-    if isinstance(value, str):
-        negative = value.startswith("-")
-        digits = value[1:] if negative else value
-        if not _DECIMAL.fullmatch(digits):
-            raise FormatError(path, f"{where}: {_shown(value)} is not a decimal number")
-        significant = digits.lstrip("0") or "0"
-        shown = significant if len(significant) <= 120 else f"a number of {len(significant)} digits"
-        if negative or len(significant) > len(str(modulus)):
-            raise ValueOutOfRangeError(path, f"{where}: {'-' if negative else ''}{shown} is not in [0, {modulus})")
-        number = int(significant)
-    else:
-        number = value
+    if not isinstance(value, str):
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        why = " (a JSON number: snarkjs's files hold numbers as strings)" if number else ""
+        raise FormatError(path, f"{where}: expected a decimal string, got {_shown(value)}{why}")
+    negative = value.startswith("-")
+    digits = value[1:] if negative else value
+    if not (digits.isascii() and digits.isdigit()):
+        raise FormatError(path, f"{where}: {_shown(value)} is not a decimal number")
+    significant = digits.lstrip("0") or "0"
+    shown = significant if len(significant) <= 120 else f"a number of {len(significant)} digits"
+    if negative or len(significant) > len(str(modulus)):
+        raise ValueOutOfRangeError(path, f"{where}: {'-' if negative else ''}{shown} is not in [0, {modulus})")
+    number = int(significant)
     if not 0 <= number < modulus:
         raise ValueOutOfRangeError(path, f"{where}: {_integer_text(number)} is not in [0, {modulus})")
     return number
@@ -133,47 +138,29 @@ def write_json(path: str | os.PathLike[str], value: Any) -> None:
     write_atomic(path, dumps(value))
 
 
-MAX_DEPTH = 64  # snarkjs's files nest 4 deep (vk_alphabeta_12)
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+# What each file can need, so that a reader never holds more (see cuzk.formats.json_bounded): measured on the files
+# snarkjs writes (tests/fixtures/snarkjs), with room for any other indentation and a few extra fields.
+MAX_DEPTH = json_bounded.MAX_DEPTH
+nesting_depth = json_bounded.nesting_depth
+PROOF_BUDGET = 64 << 10  # a proof.json is 805 bytes on BN254, 1115 on BLS12-381
+MAX_PUBLIC = 1 << 16  # public inputs a verification_key.json may have: its budget grows with them
+IC_POINT_BYTES = 512  # an IC point takes 181 bytes on BN254, 257 on BLS12-381
+SIGNAL_BYTES = 128  # a public signal takes at most 82 bytes: 77 digits, quotes, comma, newline, indentation
+SLACK = 64 << 10  # the rest of a verification_key.json is under 4 KiB; public.json's brackets a few bytes
+VK_BUDGET = SLACK + (MAX_PUBLIC + 1) * IC_POINT_BYTES
 
 
-def nesting_depth(text: str) -> int:
-    """How deep the arrays and objects of a JSON text nest (brackets inside strings do not count).
-
-    Checked before parsing: the json module's C parser recurses once per level, and with the recursion limit
-    raised (py_ecc raises it to 100000 on import) tens of thousands of "[" overflow the C stack and crash the
-    interpreter instead of raising RecursionError.
-    """
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    if not brackets:
-        return 0
-    steps = np.frombuffer(brackets.translate(_STEPS).encode("latin-1"), dtype=np.int8)
-    return int(np.cumsum(steps, dtype=np.int64).max())
+def public_budget(n_public: int | None = None) -> int:
+    """The most bytes a public.json of ``n_public`` signals can need (of :data:`MAX_PUBLIC`, for no key)."""
+    return SLACK + (MAX_PUBLIC if n_public is None else max(n_public, 0)) * SIGNAL_BYTES
 
 
-_STEPS = str.maketrans({"[": "\x01", "{": "\x01", "]": "\xff", "}": "\xff"})
-
-
-def read_json(path: str | os.PathLike[str]) -> Any:
-    """The JSON value in the file; FormatError when it cannot be read, is not UTF-8 JSON, or nests more than
-    :data:`MAX_DEPTH` deep."""
-    try:
-        with open(path, encoding="utf-8") as source:
-            text = source.read()
-    except OSError as exc:
-        raise FormatError(path, f"cannot read: {exc.strerror}") from None
-    except ValueError as exc:  # UnicodeDecodeError
-        raise FormatError(path, f"not valid JSON: {str(exc)[:200]}") from None
-    depth = nesting_depth(text)
-    if depth > MAX_DEPTH:
-        raise FormatError(path, f"arrays or objects nest {depth} levels deep, more than the {MAX_DEPTH} cuzk reads")
-    try:
-        return json.loads(text)
-    except RecursionError:  # not reached below MAX_DEPTH: kept in case the limit is lowered that far
-        raise FormatError(path, "not valid JSON: arrays or objects nested too deeply") from None
-    except ValueError as exc:  # JSONDecodeError, an integer of more than 4300 digits
-        raise FormatError(path, f"not valid JSON: {str(exc)[:200]}") from None
+def read_json(path: str | os.PathLike[str], budget: int = VK_BUDGET, what: str = "a snarkjs JSON file") -> Any:
+    """The JSON value in the file; FormatError when it is larger than ``budget`` bytes (``what`` names what the
+    budget is for), cannot be read, is not UTF-8 JSON as ``JSON.parse`` reads it (no NaN, no Infinity), or nests
+    more than :data:`MAX_DEPTH` deep. Memory and time stay proportional to the budget whatever the file holds."""
+    path = os.fspath(path)
+    return json_bounded.load(path, budget, what)
 
 
 def _curve(obj: dict[str, Any], path: str, curve: Curve | str | None) -> Curve:
@@ -217,9 +204,10 @@ def write_proof(path: str | os.PathLike[str], proof: Proof) -> None:
 
 
 def read_proof(path: str | os.PathLike[str], curve: Curve | str | None = None) -> tuple[Proof, Curve]:
-    """The proof in proof.json and its curve (``curve`` given: another curve is an error)."""
+    """The proof in proof.json and its curve (``curve`` given: another curve is an error); at most
+    :data:`PROOF_BUDGET` bytes are read."""
     path = os.fspath(path)
-    obj = _protocol(read_json(path), path)
+    obj = _protocol(read_json(path, PROOF_BUDGET, "a proof.json"), path)
     c = _curve(obj, path, curve)
     for key in ("pi_a", "pi_b", "pi_c"):
         if key not in obj:
@@ -238,13 +226,32 @@ def write_public(path: str | os.PathLike[str], signals: list[int]) -> None:
     write_json(path, [str(int(v)) for v in signals])
 
 
-def read_public(path: str | os.PathLike[str], curve: Curve) -> list[int]:
-    """The public signals of public.json, each checked to be < r."""
+def read_public(path: str | os.PathLike[str], curve: Curve, n_public: int | None = None) -> list[int]:
+    """The public signals of public.json, each checked to be < r.
+
+    With ``n_public`` (the key's nPublic) the file may take only what that many signals can need
+    (:func:`public_budget`), and their count is checked on the raw bytes before any is parsed or converted
+    (WitnessMismatchError when it differs): a file of millions of "1" against a key of 3 costs what reading 3
+    signals' budget costs. The signals are then parsed and converted one at a time, so the text and the numbers
+    are all that is ever held.
+    """
     path = os.fspath(path)
-    values = read_json(path)
-    if not isinstance(values, list):
+    what = "a public.json" if n_public is None else f"a public.json of {n_public} signals"
+    data, structure = json_bounded.read_checked(path, public_budget(n_public), what)
+    if not json_bounded.is_array(data):
+        json_bounded.parse(json_bounded.decode_text(data, path), path)  # not JSON: say so as json does
         raise FormatError(path, "expected a JSON list of decimal strings")
-    return [_number(v, curve.r, f"public signal {i}", path) for i, v in enumerate(values)]
+    if n_public is not None and structure.top_level_commas + 1 != max(n_public, 1):  # [] and [x] have no comma
+        raise WitnessMismatchError(
+            path, f"has {structure.top_level_commas + 1} public signals, but the key expects {n_public} (nPublic)"
+        )
+    text = json_bounded.decode_text(data, path)
+    signals = [
+        _number(v, curve.r, f"public signal {i}", path) for i, v in enumerate(json_bounded.array_items(text, path))
+    ]
+    if n_public is not None and len(signals) != n_public:
+        raise WitnessMismatchError(path, f"has {len(signals)} public signals, but the key expects {n_public} (nPublic)")
+    return signals
 
 
 def ffjavascript_pairing_exponent(curve: Curve) -> int:
@@ -282,9 +289,11 @@ def write_verifying_key(path: str | os.PathLike[str], vk: VerifyingKey) -> None:
 
 
 def read_verifying_key(path: str | os.PathLike[str], curve: Curve | str | None = None) -> VerifyingKey:
-    """verification_key.json → VerifyingKey (vk_alphabeta_12 is not needed and not read)."""
+    """verification_key.json → VerifyingKey (vk_alphabeta_12 is not needed and not read, but must be JSON as
+    ``JSON.parse`` reads it: no NaN). At most :data:`VK_BUDGET` bytes are read; "IC" is counted against
+    "nPublic" before any point is converted."""
     path = os.fspath(path)
-    obj = _protocol(read_json(path), path)
+    obj = _protocol(read_json(path, VK_BUDGET, f"a verification_key.json (nPublic at most {MAX_PUBLIC})"), path)
     c = _curve(obj, path, curve)
     for key in ("vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2", "IC"):
         if key not in obj:
@@ -299,6 +308,8 @@ def read_verifying_key(path: str | os.PathLike[str], curve: Curve | str | None =
         raise FormatError(
             path, f'"nPublic" is {_integer_text(n_public)} but "IC" has {len(ic)} points (nPublic + 1 expected)'
         )
+    if n_public > MAX_PUBLIC:  # each point costs milliseconds to check: refused before the first is converted
+        raise FormatError(path, f'"nPublic" is {n_public}, more than the {MAX_PUBLIC} public inputs cuzk reads')
     return VerifyingKey(
         curve=c,
         alpha_g1=point_from_json(c.g1, obj["vk_alpha_1"], "vk_alpha_1", path),

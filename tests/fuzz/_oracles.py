@@ -283,6 +283,10 @@ def depth(text: str) -> int:
     return deepest
 
 
+def _no_constant(name: str) -> Any:
+    raise InputError(f"{name} is not a number")
+
+
 def load_json(raw: bytes) -> Any:
     try:
         text = raw.decode("utf-8")
@@ -291,7 +295,7 @@ def load_json(raw: bytes) -> Any:
     if depth(text) > MAX_DEPTH:  # never handed to json: see snarkjs_json.nesting_depth
         raise InputError("nested too deeply")
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:  # JSONDecodeError, bad UTF-8, a number of more than 4300 digits
         raise InputError(f"not JSON: {type(exc).__name__}") from None
 
@@ -302,9 +306,7 @@ def number(value: Any, modulus: int) -> int:
         if len(digits) > len(str(modulus)):
             raise InputError("a number too large")
         result = int(digits)
-    elif isinstance(value, int) and not isinstance(value, bool):
-        result = value
-    else:
+    else:  # JSON numbers too: snarkjs writes decimal strings, and cuzk reads nothing else
         raise InputError(f"not a decimal number: {value!r:.40}")
     if not 0 <= result < modulus:
         raise InputError("a number out of range")
