@@ -87,8 +87,17 @@ class Point:
         return self.Y.square() == self.X.square() * self.X + self.group.b * z2.square() * z2
 
     def is_in_subgroup(self) -> bool:
-        """[r]P = O: the definition, by a plain scalar multiplication (slow and obviously right)."""
-        return self.is_on_curve() and self.mul_unreduced(self.group.order).is_identity()
+        """Whether P is on the curve and in the order-r subgroup, whose definition is [r]P = O
+        (:func:`~cuzk.reference.curves.subgroup.in_subgroup_by_definition`, the oracle of the tests).
+
+        Decided by the cheapest test that is sound for the point's group: on the curve for a cofactor of 1, an
+        endomorphism eigenvalue test (Scott, ePrint 2021/1130; El Housni, Guillevic, Piellard, ePrint 2022/352)
+        for the other groups of BLS12-381 and BN254 — see :mod:`cuzk.reference.curves.subgroup`.
+        """
+        # imported here: the subgroup module reads the curves, which are built from this module
+        from cuzk.reference.curves.subgroup import is_in_subgroup
+
+        return is_in_subgroup(self)
 
     def _check_group(self, other: Point) -> None:
         if other.group is not self.group:
