@@ -10,6 +10,7 @@ run's kernels, compiled beside the reading: :mod:`cuzk.engine.warm`), then :func
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 
 from cuzk.backends.registry import get_backend
@@ -17,9 +18,9 @@ from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.timing import Recorder
 from cuzk.engine.warm import warm_up
 from cuzk.engine.zkey import ZkeyProof, prove_zkey
-from cuzk.formats.r1cs import read_r1cs, read_sym
+from cuzk.formats.r1cs import check_witness_shape, read_r1cs, read_sym
 from cuzk.formats.wtns import check_wtns_layout, read_wtns
-from cuzk.formats.zkey import read_zkey, read_zkey_curve
+from cuzk.formats.zkey import read_zkey, read_zkey_header
 from cuzk.reference.curves import Curve
 
 Path = str | os.PathLike[str]
@@ -53,10 +54,12 @@ def prove_files(
     display = progress if progress is not None else NullProgress()
     display.attach(recorder)
     with recorder.span("read_key"):  # headers and sections' tables: a cut file fails before a backend is chosen
-        curve = read_zkey_curve(zkey_path)
-        check_wtns_layout(witness_path)
-    with recorder.span("backend"):
-        backend = get_backend(backend_name)
+        curve, num_variables = read_zkey_header(zkey_path)
+        shape = check_wtns_layout(witness_path)
+        check_witness_shape(os.fspath(witness_path), shape, curve.r, num_variables, os.fspath(zkey_path))
+    with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
+        warnings.simplefilter("always")
+        backend = get_backend(backend_name)  # its warm-up runs beside the reading; its notices wait for valid files
     with warm_up(backend, curve, "prove") as warming:
         display.step("read the key")
         with recorder.span("read_key"):
@@ -67,6 +70,8 @@ def prove_files(
         with recorder.span("read_r1cs"):
             r1cs = read_r1cs(r1cs_path) if r1cs_path is not None else None
             names = read_sym(sym_path) if sym_path is not None else None
+        for notice in notices:  # the files are valid: now say which backend proves (auto's fallback, one line)
+            warnings.warn_explicit(notice.message, notice.category, notice.filename, notice.lineno)
         if warming.started:
             display.step("compile the kernels (first run)")
             with recorder.span("compile"):

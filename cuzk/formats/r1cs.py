@@ -105,14 +105,21 @@ class R1cs:
                 )
 
 
+def check_witness_shape(path: str, shape: tuple[int, int], prime: int, count: int, what: str) -> None:
+    """A witness at ``path`` of ``shape`` (its prime, its number of values) is over the field of ``prime`` with
+    ``count`` values, or a WitnessMismatchError naming both files."""
+    witness_prime, witness_count = shape
+    if witness_prime != prime:
+        raise WitnessMismatchError(
+            path, f"the witness is over {field_name(witness_prime)}, but {what} is over {field_name(prime)}"
+        )
+    if witness_count != count:
+        raise WitnessMismatchError(path, f"the witness has {witness_count} values, but {what} expects {count}")
+
+
 def check_witness_matches(witness: Witness, prime: int, count: int, what: str) -> None:
     """Same prime and ``count`` values, or a WitnessMismatchError naming both files."""
-    if witness.prime != prime:
-        raise WitnessMismatchError(
-            witness.path, f"the witness is over {field_name(witness.prime)}, but {what} is over {field_name(prime)}"
-        )
-    if len(witness) != count:
-        raise WitnessMismatchError(witness.path, f"the witness has {len(witness)} values, but {what} expects {count}")
+    check_witness_shape(witness.path, (witness.prime, len(witness)), prime, count, what)
 
 
 def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
@@ -292,6 +299,7 @@ __all__ = [
     "R1cs",
     "Terms",
     "check_witness_matches",
+    "check_witness_shape",
     "read_r1cs",
     "read_sym",
     "write_constraint_system",

@@ -89,14 +89,15 @@ def read_header(file: BinFile) -> tuple[int, int, int]:
     return n8, prime, count
 
 
-def check_wtns_layout(path: str | os.PathLike[str]) -> None:
+def check_wtns_layout(path: str | os.PathLike[str]) -> tuple[int, int]:
     """The checks of read_wtns that need no values: the header, the sections' table and the witness section's
-    size (cheap: the file is mapped, not read)."""
+    size (cheap: the file is mapped, not read); the witness's prime and number of values."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
-    n8, _, count = read_header(file)
+    n8, prime, count = read_header(file)
     body = file.cursor(2)
     body.array(count, n8, "the witness values")
     body.finish()
+    return prime, count
 
 
 def read_wtns(path: str | os.PathLike[str]) -> Witness:

@@ -167,11 +167,18 @@ def curve_of_scalar_prime(prime: int, what: str) -> Curve:
     raise CurveMismatchError(what, f"the field prime {prime} is the scalar field of neither bn128 nor bls12381")
 
 
-def read_zkey_curve(path: str | os.PathLike[str]) -> Curve:
-    """The curve of a Groth16 .zkey, from its header alone (the sections' table is checked as by read_zkey)."""
+def read_zkey_header(path: str | os.PathLike[str]) -> tuple[Curve, int]:
+    """The curve and the number of variables of a Groth16 .zkey, from its header alone (the sections' table is
+    checked as by read_zkey)."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
     _check_protocol(file)
-    return _read_curve(file, file.cursor(2), None)
+    header = file.cursor(2)
+    return _read_curve(file, header, None), header.u32("nVars")
+
+
+def read_zkey_curve(path: str | os.PathLike[str]) -> Curve:
+    """The curve of a Groth16 .zkey, from its header alone."""
+    return read_zkey_header(path)[0]
 
 
 def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *, check_points: bool = True) -> ZKey:
@@ -383,5 +390,6 @@ __all__ = [
     "curve_of_scalar_prime",
     "read_zkey",
     "read_zkey_curve",
+    "read_zkey_header",
     "snarkjs_name",
 ]
