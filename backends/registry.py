@@ -21,7 +21,6 @@ prints it as one line on stderr (``cuzk: using the cpu backend (…)``), without
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 import warnings
@@ -29,14 +28,15 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from cuzk.backends import env
 from cuzk.backends.errors import (
     BackendError,
     BackendFallbackWarning,
     BackendUnavailableError,
-    InvalidDeviceError,
     UnknownBackendError,
 )
 from cuzk.backends.protocol import DEVICE, Backend, backend_priority, has_capability
+from cuzk.reference.errors import ArgumentTypeError, EnvironmentVariableError
 
 ENTRY_POINT_GROUP = "cuzk.backends"
 ENV_BACKEND = "CUZK_BACKEND"
@@ -81,16 +81,9 @@ class BackendRow:
 
 
 def device_index() -> int | None:
-    """The GPU index from ``CUZK_DEVICE`` (None when unset or empty: the backend's default device)."""
-    raw = os.environ.get(ENV_DEVICE, "").strip()
-    if not raw:
-        return None
-    if not re.fullmatch(r"[0-9]+", raw):
-        raise InvalidDeviceError(
-            f"{ENV_DEVICE}={raw!r} is not a device index: set it to a non-negative integer (0 is the first GPU) "
-            "or unset it to use the backend's default device"
-        )
-    return int(raw)
+    """The GPU index from ``CUZK_DEVICE`` (None when unset or empty: the backend's default device); an
+    InvalidDeviceError (also an EnvironmentVariableError) when it is not an integer in 0 … env.MAX_DEVICE."""
+    return env.device()
 
 
 def refresh() -> None:
@@ -107,10 +100,14 @@ def _load(ep: metadata.EntryPoint, device: int | None) -> tuple[Backend | None, 
         return _instances[key], None
     try:
         factory = ep.load()
+    except EnvironmentVariableError:  # a bad setting is the user's to fix, not "this backend cannot run here"
+        raise
     except Exception as exc:  # an optional dependency missing, a syntax error in a plug-in: never fatal here
         return None, f"cannot import {ep.value}: {type(exc).__name__}: {exc}"
     try:
         backend = factory(device=device)
+    except EnvironmentVariableError:
+        raise
     except Exception as exc:
         return None, f"{ep.value}(device={device!r}) failed: {type(exc).__name__}: {exc}"
     if not isinstance(backend, Backend):
@@ -185,8 +182,9 @@ def auto_choice(entries: dict[str, BackendEntry] | None = None) -> tuple[Backend
 
 def _requested(name: str | None) -> tuple[str, str]:
     """(the name asked for, lower-cased, ``auto`` when none; where it came from: "argument" or CUZK_BACKEND)."""
-    source = "argument" if name is not None else ENV_BACKEND
-    return (name if name is not None else os.environ.get(ENV_BACKEND, "")).strip().lower() or AUTO, source
+    if name is None:
+        return env.backend_name() or AUTO, ENV_BACKEND
+    return name.strip().lower() or AUTO, "argument"
 
 
 def _no_backend(skipped: list[BackendEntry]) -> BackendUnavailableError:
@@ -267,7 +265,14 @@ def _named(requested: str, source: str) -> Backend:
 def resolve_backend(backend: Backend | str | None) -> Backend:
     """A backend object: ``backend`` itself, or the one :func:`get_backend` selects by a name (None: $CUZK_BACKEND,
     else auto)."""
-    return get_backend(backend) if backend is None or isinstance(backend, str) else backend
+    if backend is None or isinstance(backend, str):
+        return get_backend(backend)
+    if not isinstance(backend, Backend):
+        raise ArgumentTypeError(
+            f"backend must be a backend name (cuzk info lists them), None (CUZK_BACKEND, else auto) or a backend "
+            f"object, got {type(backend).__name__}"
+        )
+    return backend
 
 
 def host_backend(backend: Backend, capability: str | None = None) -> Backend:

@@ -87,3 +87,19 @@ class SizeMismatchError(CuzkError, ValueError):
 
 class ParameterError(CuzkError, ValueError):
     """An argument outside its allowed range (an MSM window of 0 or of more bits than a scalar has, …)."""
+
+
+class ArgumentTypeError(ParameterError, TypeError):
+    """An argument of a public function is not of a type it takes (``verify(vk, None, proof)``, a tuple for a
+    Proof, a string for a ProvingKey): raised at the entry point, naming the argument and the types it takes,
+    instead of a TypeError or AttributeError from deep inside. Both a ParameterError and a TypeError."""
+
+
+class EnvironmentVariableError(ParameterError):
+    """An environment variable that cuzk reads (``CUZK_*``, or ``NUMBA_NUM_THREADS`` of the cpu backend) holds a
+    value cuzk does not accept. ``name`` is the variable, ``value`` its whole value (the message shows it cut short
+    when long, so that a mistyped value of thousands of characters is not echoed back)."""
+
+    def __init__(self, message: str, *, name: str = "", value: str = "") -> None:
+        super().__init__(message)
+        self.name, self.value = name, value

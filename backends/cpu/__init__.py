@@ -27,7 +27,6 @@ engine's overhead column (wrapper − internal) shows them.
 
 from __future__ import annotations
 
-import os
 import platform
 import threading
 from collections.abc import Callable, Iterator
@@ -40,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends import limbs
+from cuzk.backends import env, limbs
 from cuzk.backends.cpu.clock import KernelClock, KernelPool
 from cuzk.backends.protocol import (
     COMPUTE_H,
@@ -335,14 +334,11 @@ def _host(scalars: np.ndarray | KeptScalars) -> np.ndarray:
 
 
 def threads_from_env() -> int | None:
-    """The thread count $CUZK_THREADS asks for (None when unset: all usable cores); ParameterError when it is not
-    a positive integer."""
-    text = os.environ.get(ENV_THREADS, "").strip()
-    if not text:
-        return None
-    if not text.isdigit() or len(text) > 6 or int(text) < 1:
-        raise ParameterError(f"{ENV_THREADS}={text[:20]!r}: expected a positive number of threads")
-    return int(text)
+    """The thread count $CUZK_THREADS asks for (None when unset: all usable cores, numba's NUMBA_NUM_THREADS).
+    EnvironmentVariableError (a ParameterError) when CUZK_THREADS is not an integer in 1 … env.MAX_THREADS, or when
+    NUMBA_NUM_THREADS is set but not one: numba would fail at import with a message that does not name it."""
+    env.numba_threads()
+    return env.threads()
 
 
 __all__ = ["ENV_THREADS", "CpuBackend", "QuotientNotDivisibleError", "threads_from_env"]

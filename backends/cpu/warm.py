@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import heapq
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -232,4 +233,5 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # a terminal's Ctrl-C ends a warm-up at once, without a traceback
     sys.exit(main(sys.argv[1:]))

@@ -13,7 +13,6 @@ that lands in its cache too.
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from types import ModuleType
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from cuzk.backends import env
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import OPENCL, generate
@@ -220,7 +220,8 @@ class OpenCLContext(BufferHelpers):
 
 
 def platform_env() -> str | None:
-    return os.environ.get(ENV_PLATFORM)
+    """CUZK_OPENCL_PLATFORM (None when unset); EnvironmentVariableError when it is not short printable text."""
+    return env.opencl_platform()
 
 
 __all__ = [

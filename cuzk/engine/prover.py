@@ -26,7 +26,6 @@ naming it.
 
 from __future__ import annotations
 
-import os
 import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -35,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from cuzk.backends import limbs
+from cuzk.backends import env, limbs
 from cuzk.backends.protocol import (
     COMPUTE_H,
     DEVICE,
@@ -55,10 +54,11 @@ from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 from cuzk.errors import ProofSelfCheckError
 from cuzk.reference.curves import Point
-from cuzk.reference.errors import ParameterError, ProvingKeyError
+from cuzk.reference.errors import ArgumentTypeError, ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import check_shape
 from cuzk.reference.qap import witness_map
+from cuzk.reference.r1cs import ConstraintSystem
 
 # The MSMs over the key's queries: (phase, key of the sums, group, the proving-key query holding the bases).
 G1_MSMS: tuple[tuple[str, str, str], ...] = (
@@ -73,8 +73,26 @@ ENV_VERIFY = "CUZK_VERIFY"
 
 
 def verify_from_env() -> bool:
-    """Whether $CUZK_VERIFY asks for the self-check (1, true, yes, on)."""
-    return os.environ.get(ENV_VERIFY, "").strip().lower() in ("1", "true", "yes", "on")
+    """Whether $CUZK_VERIFY asks for the self-check (1, true, yes, on; off when unset or 0, false, no, off, any
+    case); EnvironmentVariableError for anything else, which used to mean "off" without a word."""
+    return env.verify()
+
+
+def check_prover_arguments(pk: Any, **flags: Any) -> None:
+    """ArgumentTypeError unless ``pk`` is a ProvingKey, ``window`` an int or None and the flags (``batch``,
+    ``verify``, ``g2_in_parallel``) bools or None: a string such as ``verify="no"`` would otherwise be true. The
+    backend arguments are checked where they are resolved (:func:`~cuzk.backends.registry.resolve_backend`)."""
+    if not isinstance(pk, ProvingKey):
+        raise ArgumentTypeError(
+            f"pk must be a ProvingKey (cuzk.reference.groth16, or read from a file by cuzk.formats), "
+            f"got {type(pk).__name__}"
+        )
+    window = flags.pop("window")
+    if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
+        raise ArgumentTypeError(f"window must be an int (bits) or None, got {type(window).__name__}")
+    for name, value in flags.items():
+        if value is not None and not isinstance(value, bool):
+            raise ArgumentTypeError(f"{name} must be True, False or None, got {type(value).__name__}")
 
 
 def batches_msms(backend: Backend) -> bool:
@@ -108,6 +126,7 @@ class Prover:
         recorder: Recorder | None = None,
         verify: bool | None = None,
     ) -> None:
+        check_prover_arguments(pk, window=window, batch=batch, verify=verify, g2_in_parallel=g2_in_parallel)
         self.pk, self.curve = pk, pk.curve
         self.backend = resolve_backend(backend)
         self.g2_backend = self.backend if g2_backend is None else resolve_backend(g2_backend)
@@ -150,6 +169,10 @@ class Prover:
     def compile(self, cs: Any) -> SparseQap:
         """The QAP matrices of ``cs``, prepared once per Prover (the first constraint system given) and checked to
         have the key's shape; every later witness is evaluated with these, the matrices the key was made for."""
+        if not isinstance(cs, ConstraintSystem):
+            raise ArgumentTypeError(
+                f"cs must be a ConstraintSystem (cuzk.reference.r1cs) with its witness, got {type(cs).__name__}"
+            )
         with self._qap_lock:
             if self._qap is None:
                 with self.recorder.span("compile_circuit"):
@@ -333,4 +356,4 @@ class Prover:
                 raise ProofSelfCheckError(number)
 
 
-__all__ = ["ENV_VERIFY", "G1_BATCH", "G1_MSMS", "Prover", "batches_msms", "verify_from_env"]
+__all__ = ["ENV_VERIFY", "G1_BATCH", "G1_MSMS", "Prover", "batches_msms", "check_prover_arguments", "verify_from_env"]

@@ -12,6 +12,7 @@ C·z, and sends back the four arrays and the times of the three steps
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -25,6 +26,7 @@ _QAP: SparseQap | None = None  # the worker's copy of the circuit's matrices
 
 
 def _start(qap: SparseQap) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C reaches the whole group: the parent decides
     global _QAP
     _QAP = qap
 

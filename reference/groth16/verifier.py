@@ -10,8 +10,11 @@ What the verifier refuses, and how (docs/security.md has the whole picture):
 - **Arguments that are not what the equation is defined on raise** a :class:`~cuzk.reference.errors.CuzkError`
   that names the culprit: a proof point of the wrong group (GroupMismatchError), off its curve
   (PointNotOnCurveError) or outside the order-r subgroup (PointNotInSubgroupError); public inputs of the wrong
-  count (ProvingKeyError), of the wrong type (ParameterError; an element of another curve's Fr:
-  FieldMismatchError) or outside [0, r) (ParameterError: negative ints and ints ≥ r are refused, never reduced).
+  count (ProvingKeyError), of the wrong type (ArgumentTypeError, a ParameterError; an element of another curve's
+  Fr: FieldMismatchError) or outside [0, r) (ParameterError: negative ints and ints ≥ r are refused, never
+  reduced). A ``vk``, ``proof`` or ``public_inputs`` of the wrong type (None, a tuple for a Proof, a set or a
+  string for the inputs) raises ArgumentTypeError before anything is computed; the inputs may be any ordered
+  iterable, a generator included, read up to one item more than the key expects.
 - **A proof made of group elements that is not valid returns False**: the equation fails, or one of A, B, C is
   the point at infinity. Groth16's equation itself does not exclude O, but an honest proof has A = O, B = O or
   C = O only with probability ≈ 3/r, while with O the pairings degenerate (e(O, ·) = 1 makes the left side
@@ -24,12 +27,15 @@ The verifying key is trusted: it comes from the setup or from a file reader that
 
 from __future__ import annotations
 
+import itertools
 import numbers
+from collections.abc import Iterable, Mapping, Sized
 from typing import Any
 
 from cuzk.reference import pairing
 from cuzk.reference.curves.curve import Curve
 from cuzk.reference.errors import (
+    ArgumentTypeError,
     FieldMismatchError,
     GroupMismatchError,
     ParameterError,
@@ -41,13 +47,36 @@ from cuzk.reference.fields.prime_field import PrimeFieldElement
 from cuzk.reference.groth16.data_structures import PreparedVerifyingKey, Proof, VerifyingKey
 from cuzk.reference.msm import msm
 
+# Iterables that are not a list of inputs: text and bytes (their items are characters and bytes), and collections
+# without an order (a set, a dict's keys): refused rather than read.
+NOT_INPUTS = (str, bytes, bytearray, memoryview, set, frozenset, Mapping)
 
-def check_public_inputs(vk: VerifyingKey, public_inputs: list[Any]) -> list[Any]:
-    """The public inputs as elements of Fr, after checking their count, type and range (see the module)."""
-    if len(public_inputs) != vk.num_public_inputs:
-        raise ProvingKeyError(
-            f"the verifying key expects {vk.num_public_inputs} public inputs, {len(public_inputs)} were given"
+
+def input_list(vk: VerifyingKey, public_inputs: Iterable[Any]) -> list[Any]:
+    """The public inputs as a list, their count checked: any ordered iterable (a list, a tuple, a numpy array, a
+    generator). A generator is read up to one item more than the key expects, never without bound, so an endless
+    one is refused by its count. ArgumentTypeError for None, a non-iterable, text or bytes, a set or a mapping."""
+    if public_inputs is None or isinstance(public_inputs, NOT_INPUTS) or not isinstance(public_inputs, Iterable):
+        raise ArgumentTypeError(
+            f"public_inputs must be a list (or tuple, array, iterable) of ints in [0, r) or elements of "
+            f"{vk.curve.Fr.NAME}, in order; got {type(public_inputs).__name__}"
         )
+    expected = vk.num_public_inputs
+    items = list(itertools.islice(public_inputs, expected + 1))
+    if len(items) != expected:
+        if isinstance(public_inputs, Sized):
+            given = str(len(public_inputs))
+        else:  # a generator: read no further than one item too many
+            given = f"more than {expected}" if len(items) > expected else str(len(items))
+        raise ProvingKeyError(f"the verifying key expects {expected} public inputs, {given} were given")
+    return items
+
+
+def check_public_inputs(vk: VerifyingKey, public_inputs: Iterable[Any]) -> list[Any]:
+    """The public inputs as elements of Fr, after checking their count, type and range (see the module)."""
+    if not isinstance(vk, VerifyingKey):
+        raise ArgumentTypeError(f"vk must be a VerifyingKey (cuzk.reference.groth16), got {type(vk).__name__}")
+    public_inputs = input_list(vk, public_inputs)
     fr = vk.curve.Fr
     scalars = []
     for i, x in enumerate(public_inputs):
@@ -64,13 +93,13 @@ def check_public_inputs(vk: VerifyingKey, public_inputs: list[Any]) -> list[Any]
                 )
             scalars.append(fr(x))
         else:
-            raise ParameterError(
+            raise ArgumentTypeError(
                 f"public input {i} is a {type(x).__name__}; expected an int in [0, r) or an element of {fr.NAME}"
             )
     return scalars
 
 
-def prepare_inputs(vk: VerifyingKey, public_inputs: list[Any]) -> Any:
+def prepare_inputs(vk: VerifyingKey, public_inputs: Iterable[Any]) -> Any:
     """Σ_i x_i·gamma_abc_g1[i] with x_0 = 1, the inputs checked by :func:`check_public_inputs`."""
     scalars = [vk.curve.Fr.one(), *check_public_inputs(vk, public_inputs)]
     return msm(vk.curve.g1, vk.gamma_abc_g1, scalars)
@@ -115,12 +144,22 @@ def prepare_verifying_key(vk: VerifyingKey) -> PreparedVerifyingKey:
     )
 
 
-def verify_proof(vk: VerifyingKey | PreparedVerifyingKey, public_inputs: list[Any], proof: Proof) -> bool:
+def verify_proof(vk: VerifyingKey | PreparedVerifyingKey, public_inputs: Iterable[Any], proof: Proof) -> bool:
     """Whether ``proof`` is valid for ``public_inputs`` under ``vk`` (plain or prepared).
 
     True or False for a proof of group elements and well-formed inputs; raises for anything else (the module
-    docstring lists what and how). Public inputs are elements of Fr or ints in [0, r).
+    docstring lists what and how). Public inputs are elements of Fr or ints in [0, r), in a list or any ordered
+    iterable (:func:`input_list`); an argument of a wrong type raises ArgumentTypeError.
     """
+    if not isinstance(vk, VerifyingKey | PreparedVerifyingKey):
+        raise ArgumentTypeError(
+            f"vk must be a VerifyingKey or a PreparedVerifyingKey (cuzk.reference.groth16), got {type(vk).__name__}"
+        )
+    if not isinstance(proof, Proof):
+        raise ArgumentTypeError(
+            f"proof must be a Proof (cuzk.reference.groth16; Proof.from_bytes(curve, data) reads one from bytes), "
+            f"got {type(proof).__name__}"
+        )
     plain = vk.vk if isinstance(vk, PreparedVerifyingKey) else vk
     curve = plain.curve
     acc = prepare_inputs(plain, public_inputs)
