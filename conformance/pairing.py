@@ -37,8 +37,15 @@ from cuzk.conformance.kinds import CaseResult, CaseSet, Kind, RunContext, Vector
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import Curve, Point
 from cuzk.reference.errors import CuzkError
-from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify_proof
-from cuzk.reference.groth16.verifier import prepare_inputs
+from cuzk.reference.groth16 import (
+    Proof,
+    ToxicWaste,
+    create_proof,
+    generate_parameters_with_toxic_waste,
+    prepare_inputs,
+    verification_pairs,
+    verify_proof,
+)
 from cuzk.reference.qap import Reduction
 
 Pair = tuple[Point, Point]
@@ -141,7 +148,7 @@ def groth16_designs(curve: Curve) -> list[Design]:
 
     def equation(a: Point = proof.a, b: Point = proof.b, c: Point = proof.c, acc: Point | None = None) -> list[Pair]:
         acc = prepare_inputs(vk, inputs) if acc is None else acc
-        return [(a, b), (-vk.alpha_g1, vk.beta_g2), (-acc, vk.gamma_g2), (-c, vk.delta_g2)]
+        return verification_pairs(vk, acc, Proof(a, b, c))
 
     return [
         ("proof", equation(), True),

@@ -109,7 +109,7 @@ def prove_circuit(
     recorder = recorder if recorder is not None else Recorder()
     display.attach(recorder)
     step = _Steps({}, display, recorder)
-    with step("backend", "backend"):
+    with recorder.span("backend"):
         backend = get_backend(backend_name)
     with warm_up(backend, curve, "prove") as warming:  # the proof's kernels compile beside synthesis and setup
         with step("synthesis", "synthesis"):
@@ -130,8 +130,7 @@ def prove_circuit(
     with step("verify", "verify"):
         ok = all(check_made_proof(pk.vk, publics[k], proof, backend) for k, proof in enumerate(results))
     n = domain_size(cs.num_constraints, cs.num_inputs)
-    seconds = {name: value for name, value in step.seconds.items() if name != "backend"}
-    return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, seconds, recorder, n)
+    return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, step.seconds, recorder, n)
 
 
 def _prove_all(

@@ -18,7 +18,7 @@ from cuzk.backends import limbs
 from cuzk.backends.protocol import PAIRING, Backend
 from cuzk.backends.registry import host_backend
 from cuzk.reference.groth16 import Proof, VerifyingKey
-from cuzk.reference.groth16.verifier import prepare_inputs
+from cuzk.reference.groth16.verifier import prepare_inputs, verification_pairs
 
 
 def check_made_proof(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof, backend: Backend) -> bool:
@@ -30,8 +30,9 @@ def check_made_proof(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proo
     points = (proof.a, proof.b, proof.c)
     if any(p.is_identity() or not p.is_on_curve() for p in points):
         return False
-    g1 = limbs.points_to_limbs(curve, "g1", [proof.a, -vk.alpha_g1, -acc, -proof.c])
-    g2 = limbs.points_to_limbs(curve, "g2", [proof.b, vk.beta_g2, vk.gamma_g2, vk.delta_g2])
+    g1_points, g2_points = zip(*verification_pairs(vk, acc, proof), strict=True)
+    g1 = limbs.points_to_limbs(curve, "g1", g1_points)
+    g2 = limbs.points_to_limbs(curve, "g2", g2_points)
     return bool(host_backend(backend, PAIRING).pairing_check(curve, g1, g2))  # type: ignore[attr-defined]
 
 

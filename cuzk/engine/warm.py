@@ -21,18 +21,21 @@ class Warming:
 
     def __init__(self, handles: list[WarmUp]) -> None:
         self.handles = handles
-        self.failures: list[str] = []
 
     @property
     def started(self) -> bool:
         """Whether any kernel had to be made ready (false once the caches hold them all)."""
         return any(handle.started for handle in self.handles)
 
+    @property
+    def failures(self) -> list[str]:
+        """What went wrong in any of the warm-ups (known once ``wait`` returned)."""
+        return [failure for handle in self.handles for failure in handle.failures]
+
     def wait(self) -> float:
         began = time.perf_counter()
         for handle in self.handles:
             handle.wait()
-            self.failures += handle.failures
         return time.perf_counter() - began
 
     def close(self) -> None:

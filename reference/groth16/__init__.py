@@ -19,6 +19,7 @@ from cuzk.reference.groth16.verifier import (
     check_public_inputs,
     prepare_inputs,
     prepare_verifying_key,
+    verification_pairs,
     verify,
     verify_proof,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "prove",
     "random_toxic_waste",
     "setup",
+    "verification_pairs",
     "verify",
     "verify_proof",
 ]

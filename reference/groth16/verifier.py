@@ -173,11 +173,13 @@ def verify_proof(vk: VerifyingKey | PreparedVerifyingKey, public_inputs: Iterabl
             * pairing.miller_loop(curve, proof.c, vk.neg_delta_g2)
         )
         return bool(pairing.final_exponentiation(curve, f) == vk.alpha_beta)
-    return bool(
-        curve.pairing_check(
-            [(proof.a, proof.b), (-plain.alpha_g1, plain.beta_g2), (-acc, plain.gamma_g2), (-proof.c, plain.delta_g2)]
-        )
-    )
+    return bool(curve.pairing_check(verification_pairs(plain, acc, proof)))
+
+
+def verification_pairs(vk: VerifyingKey, acc: Any, proof: Proof) -> list[tuple[Any, Any]]:
+    """The verification equation e(A, B) = e(α, β)·e(acc, γ)·e(C, δ) as a product of pairings equal to 1:
+    (A, B), (−α, β), (−acc, γ), (−C, δ), where ``acc`` = Σ x_i·IC_i (:func:`prepare_inputs`)."""
+    return [(proof.a, proof.b), (-vk.alpha_g1, vk.beta_g2), (-acc, vk.gamma_g2), (-proof.c, vk.delta_g2)]
 
 
 verify = verify_proof

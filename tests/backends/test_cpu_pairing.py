@@ -21,7 +21,7 @@ from cuzk.backends.errors import InputShapeError
 from cuzk.reference import pairing as rp
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
-from cuzk.reference.groth16 import Proof, generate_random_parameters, prepare_inputs, prove, verify
+from cuzk.reference.groth16 import Proof, generate_random_parameters, prepare_inputs, prove, verification_pairs, verify
 
 CURVES = [BN254, BLS12_381]
 by_name = pytest.mark.parametrize("curve", CURVES, ids=lambda c: c.name)
@@ -166,9 +166,7 @@ def test_shapes_are_checked() -> None:
 
 def verifier_pairs(pk: Any, public: list[Any], proof: Proof) -> list[tuple[Any, Any]]:
     """The four pairs of cuzk.reference.groth16.verify: e(A, B)·e(−α, β)·e(−Σ x_i·IC_i, γ)·e(−C, δ) = 1."""
-    vk = pk.vk
-    acc = prepare_inputs(vk, public)
-    return [(proof.a, proof.b), (-vk.alpha_g1, vk.beta_g2), (-acc, vk.gamma_g2), (-proof.c, vk.delta_g2)]
+    return verification_pairs(pk.vk, prepare_inputs(pk.vk, public), proof)
 
 
 @by_name
