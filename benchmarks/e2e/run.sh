@@ -4,7 +4,9 @@
 # processes with them filled; whole-process wall time by /usr/bin/time, the phase table (--timings) of the last run
 # in $OUT/<input>.timings.txt. With SNARKJS (the path of a snarkjs executable) the same key and witness are proven
 # by `snarkjs groth16 prove` in the same run (SNARKJS_MAX_LOG, default 16, the largest size given to it), and one
-# proof per curve is checked by `snarkjs groth16 verify`. BACKEND (default cuda), OUT (default ./out).
+# proof per curve is checked by `snarkjs groth16 verify`. With KEEP (a folder), each input's last proof.json,
+# public.json and its key's vk.json are kept in KEEP/<input>/, for `snarkjs groth16 verify` on another machine.
+# BACKEND (default cuda), OUT (default ./out).
 #     bash benchmarks/e2e/run.sh DIR
 set -uo pipefail
 dir=$1 OUT=${OUT:-out} backend=${BACKEND:-cuda}
@@ -28,6 +30,10 @@ for input in "$dir"/*-2^*; do
     fi
     printf "%-16s %-10s %10.2f %10s %10s\n" "$name" "$label" "$wall" "$proof" "$snark" | tee -a "$OUT/e2e.txt"
   done
+  if [[ -n ${KEEP:-} ]]; then
+    mkdir -p "$KEEP/$name" && cp "$caches/proof.json" "$caches/public.json" "$KEEP/$name/"
+    python3 -m cuzk.cli zkey export verificationkey "$input/circuit.zkey" "$KEEP/$name/vk.json" >/dev/null
+  fi
   if [[ -n ${SNARKJS:-} ]]; then
     "$SNARKJS" zkey export verificationkey "$input/circuit.zkey" "$caches/vk.json" >/dev/null
     echo "$name: snarkjs groth16 verify of cuzk's proof: $("$SNARKJS" groth16 verify "$caches/vk.json" \
