@@ -13,26 +13,21 @@ from typing import Any, ClassVar
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.base_host import HostCapabilities
 from cuzk.backends.capabilities import (
-    BINARY_FIELD_OPS,
     COMPUTE_H,
-    FIELD_OPS,
-    FIXED_BASE,
     KEPT_SCALARS,
     MSM_BATCH,
-    PAIRING,
     PREPARED_BASES,
     REDUCTIONS,
-    SPARSE,
-    UNARY_FIELD_OPS,
     WARM_UP,
-    WORKS,
-    FieldName,
     KeptScalars,
     PreparedBases,
     Reduction,
-    SparseMatrix,
     WarmUp,
+    WorkSizes,
+    check_csr,
+    check_work,
 )
 from cuzk.backends.checks import (
     CurveLike,
@@ -54,11 +49,11 @@ from cuzk.backends.errors import (
     InputTypeError,
     NotPowerOfTwoError,
 )
-from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
+from cuzk.backends.limbs import check_points, check_scalars
 from cuzk.reference.curves import Curve
 
 
-class BackendBase:
+class BackendBase(HostCapabilities):
     """Validation and capability bookkeeping shared by every backend; subclasses implement the ``_`` hooks.
 
     The public methods check availability, normalise the curve, validate every array, call the hook with arrays
@@ -88,13 +83,7 @@ class BackendBase:
     # --- the required operations ----------------------------------------------------------------------------------
 
     def msm(
-        self,
-        curve: CurveLike,
-        group: str,
-        bases: np.ndarray,
-        scalars: np.ndarray,
-        *,
-        window: int | None = None,
+        self, curve: CurveLike, group: str, bases: np.ndarray, scalars: np.ndarray, *, window: int | None = None
     ) -> np.ndarray:
         c, g = self._ready(curve), check_group(group)
         check_points(c, g, bases)
@@ -211,72 +200,13 @@ class BackendBase:
             check_domain(cv, 2 * n, "a (the circom reduction needs the 2n-point domain)")
         return cv, ((n - 1, 4) if reduction == "libsnark" else (n, 4))
 
-    def field_op(
-        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
-    ) -> np.ndarray:
-        c = self._ready(curve, FIELD_OPS)
-        if field not in ("fr", "fq"):
-            raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
-        modulus, what = (c.r, "r") if field == "fr" else (c.q, "q")
-        label = f"an {field.capitalize()} element of {c.name}"
-        check_limb_array(a, name="a", inner=(), modulus=modulus, what=label, modulus_name=what)
-        if op in BINARY_FIELD_OPS:
-            if b is None:
-                raise BackendInputError(f"{op} needs a second operand", array="b")
-            check_limb_array(b, name="b", inner=(), modulus=modulus, what=label, modulus_name=what)
-            check_same_length(a, b, ("a", "b"))
-        elif op in UNARY_FIELD_OPS:
-            if b is not None:
-                raise BackendInputError(f"{op} takes one operand", array="b")
-        else:
-            known = ", ".join(BINARY_FIELD_OPS + UNARY_FIELD_OPS)
-            raise BackendInputError(f"unknown operation {op!r}; expected one of {known}", array="op")
-        return check_output(self.name, f"field_op {op}", self._field_op(c, field, op, a, b), a.shape)
+    def warm_up(
+        self, curve: CurveLike, work: str, *, sizes: WorkSizes | None = None, background: bool = False
+    ) -> WarmUp:
+        return self._warm_up_for(self._ready(curve, WARM_UP), check_work(work, sizes), sizes, bool(background))
 
-    def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
-        c, g = self._ready(curve, FIXED_BASE), check_group(group)
-        check_scalars(c, scalars)
-        shape = (len(scalars), *limbs.point_shape(c, g))
-        return check_output(self.name, "generator_multiples", self._generator_multiples(c, g, scalars), shape)
-
-    def prepare_sparse(
-        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
-    ) -> SparseMatrix:
-        c = self._ready(curve, SPARSE)
-        indptr, columns = check_csr(indptr, columns, num_columns)
-        check_scalars(c, coefficients, "coefficients")
-        check_same_length(columns, coefficients, ("columns", "coefficients"))
-        payload = self._prepare_sparse(c, indptr, columns, coefficients, num_columns)
-        return SparseMatrix(self.name, c, len(indptr) - 1, num_columns, payload)
-
-    def sparse_product(
-        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
-    ) -> np.ndarray:
-        self._require(SPARSE)
-        if not isinstance(matrix, SparseMatrix) or matrix.backend != self.name:
-            raise BackendInputError(
-                f"expected a SparseMatrix prepared by {self.name!r}, got {matrix!r}", array="matrix"
-            )
-        out_rows = matrix.rows if rows is None else rows
-        if out_rows < matrix.rows:
-            raise InputSizeMismatchError(f"{out_rows} output rows for a matrix of {matrix.rows}", array="rows")
-        self._check_scalars(matrix.curve, z, "z")
-        if len(z) < matrix.columns:
-            raise InputSizeMismatchError(f"the matrix has {matrix.columns} columns, z {len(z)} rows", array="z")
-        result = self._sparse_product(matrix, z, out_rows)
-        return check_output(self.name, "sparse_product", result, (out_rows, limbs.FR_LIMBS))
-
-    def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
-        c = self._ready(curve, PAIRING)
-        g1, g2 = check_points(c, "g1", g1, "g1"), check_points(c, "g2", g2, "g2")
-        check_same_length(g1, g2, ("g1", "g2"))
-        return bool(self._pairing_check(c, g1, g2))
-
-    def warm_up(self, curve: CurveLike, work: str) -> WarmUp:
-        c = self._ready(curve, WARM_UP)
-        if work not in WORKS:
-            raise BackendInputError(f"unknown work {work!r}; expected one of {', '.join(WORKS)}", array="work")
-        return self._warm_up(c, work)
+    def kernels_ready(self, curve: CurveLike, work: str, *, sizes: WorkSizes | None = None) -> bool:
+        return bool(self._kernels_ready(self._ready(curve, WARM_UP), check_work(work, sizes), sizes))
 
     def last_internal_seconds(self) -> float | None:
         return None
@@ -325,25 +255,14 @@ class BackendBase:
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
         raise NotImplementedError
 
-    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-        raise NotImplementedError
-
-    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
-
-    def _prepare_sparse(
-        self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
-    ) -> Any:
-        raise NotImplementedError
-
-    def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
-        raise NotImplementedError
-
-    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
-        raise NotImplementedError
-
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:
         return WarmUp()
+
+    def _warm_up_for(self, curve: Curve, work: str, sizes: WorkSizes | None, background: bool) -> WarmUp:
+        return WarmUp() if background else self._warm_up(curve, work)  # sizes ignored: every path
+
+    def _kernels_ready(self, curve: Curve, work: str, sizes: WorkSizes | None) -> bool:
+        return False  # cannot tell: treated as not ready
 
     # --- helpers --------------------------------------------------------------------------------------------------
 
@@ -377,23 +296,6 @@ class BackendBase:
             raise BackendInputError(
                 f"prepared by backend {handle.backend!r}, cannot be used by {self.name!r}", array=name
             )
-
-
-def check_csr(indptr: np.ndarray, columns: np.ndarray, num_columns: int) -> tuple[np.ndarray, np.ndarray]:
-    """``indptr`` and ``columns`` of a CSR matrix as contiguous int64 arrays: indptr rises from 0 to the number of
-    terms, every column lies in 0 … num_columns − 1; else BackendInputError naming the array."""
-    indptr, columns = np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(columns, np.int64)
-    if (
-        indptr.ndim != 1
-        or len(indptr) == 0
-        or indptr[0] != 0
-        or indptr[-1] != len(columns)
-        or (np.diff(indptr) < 0).any()
-    ):
-        raise BackendInputError("must rise from 0 to the number of terms", array="indptr")
-    if len(columns) and (columns.min() < 0 or columns.max() >= num_columns):
-        raise BackendInputError(f"a column lies outside 0 … {num_columns - 1}", array="columns")
-    return indptr, columns
 
 
 __all__ = ["BackendBase", "check_csr"]

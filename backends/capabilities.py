@@ -13,6 +13,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.checks import CurveLike
+from cuzk.backends.errors import BackendInputError
 from cuzk.reference.curves import Curve, curve_by_name
 
 Reduction = Literal["libsnark", "circom"]  # the values of cuzk.reference.qap.Reduction
@@ -32,14 +33,18 @@ TIMINGS = "timings"  # last_internal_seconds/_intervals, last_batch_seconds: the
 DEVICE = "device"  # computes on a device beside the host: host-side work (small MSMs, the witness) goes elsewhere
 WARM_UP = "warm_up"  # warm_up: the kernels of a kind of work compiled (or loaded) in the background, ahead of use
 PAIRING = "pairing"  # pairing_check: whether Π e(P_i, Q_i) = 1 (the equation of a Groth16 verification)
+MONTGOMERY_FORM = "montgomery_form"  # points_/scalars_from_montgomery: iden3 files' stored values made canonical
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
-    | {WARM_UP, PAIRING}
+    | {WARM_UP, PAIRING, MONTGOMERY_FORM}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
-WORKS: tuple[str, ...] = ("prove", "host", "setup")  # what warm_up prepares: a proof's kernels, the host's part of
-# a proof beside a device (the witness side, MSMs of a few points), a setup's
+# What warm_up prepares and kernels_ready asks of: "prove" a proof's kernels on the backend itself (its pairing not
+# included); "host" the host's part of a proof beside a device, i.e. "witness" (the sparse products A·z, B·z, C·z and
+# the field products) and "small_msm" (the assembly's MSMs of a few points); "verify" the pairing check of a
+# verification; "setup" a setup's fixed-base multiples.
+WORKS: tuple[str, ...] = ("prove", "host", "witness", "small_msm", "verify", "setup")
 UNARY_FIELD_OPS: tuple[str, ...] = ("neg", "square", "inverse")
 BINARY_FIELD_OPS: tuple[str, ...] = ("add", "sub", "mul")
 
@@ -99,6 +104,23 @@ class SparseMatrix:
 
 def _sparse_matrix(backend: str, curve: str, rows: int, columns: int, payload: Any) -> SparseMatrix:
     return SparseMatrix(backend, curve_by_name(curve), rows, columns, payload)
+
+
+@dataclass(frozen=True)
+class WorkSizes:
+    """The sizes of the work a warm-up prepares, so that a backend makes ready only the paths they reach: the most
+    points of any G1 MSM and of any G2 MSM (a Groth16 proof: max(variables, domain) and its variables), the NTTs'
+    domain. None in their place: every path."""
+
+    g1: int
+    g2: int
+    domain: int
+
+    def __post_init__(self) -> None:
+        for name in ("g1", "g2", "domain"):
+            value = getattr(self, name)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"WorkSizes.{name} must be an int ≥ 0, got {value!r}")
 
 
 class WarmUp:
@@ -198,47 +220,6 @@ class SupportsKeptScalars(Protocol):
 
 
 @runtime_checkable
-class SupportsFieldOps(Protocol):
-    """Capability FIELD_OPS."""
-
-    def field_op(
-        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
-    ) -> np.ndarray:
-        """Row-wise ``op`` on canonical limbs of Fr (4 limbs) or Fq (L limbs): add, sub, mul (binary), neg, square,
-        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``."""
-        ...
-
-
-@runtime_checkable
-class SupportsSparse(Protocol):
-    """Capability SPARSE: the witness side of a proof, A·z, B·z and C·z, as sparse matrix–vector products."""
-
-    def prepare_sparse(
-        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
-    ) -> SparseMatrix:
-        """A matrix in CSR form: row k's terms are ``columns[indptr[k]:indptr[k + 1]]`` (int64, each below
-        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``; terms are summed in that order."""
-        ...
-
-    def sparse_product(
-        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
-    ) -> np.ndarray:
-        """(rows, 4) canonical limbs: ⟨row k, z⟩ for every row of ``matrix``, zeros after its last row (``rows``
-        defaults to the matrix's rows); z has at least ``matrix.columns`` rows (an array, or kept by this backend)."""
-        ...
-
-
-@runtime_checkable
-class SupportsFixedBase(Protocol):
-    """Capability FIXED_BASE."""
-
-    def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
-        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i, as (n, 2, L) or (n, 2, 2, L)
-        canonical affine limbs (the identity as zeros): the points of a Groth16 setup."""
-        ...
-
-
-@runtime_checkable
 class SupportsTimings(Protocol):
     """Capability TIMINGS: what the calling thread's last call computed, for the engine's timing levels."""
 
@@ -256,23 +237,48 @@ class SupportsTimings(Protocol):
 
 
 @runtime_checkable
-class SupportsPairing(Protocol):
-    """Capability PAIRING."""
-
-    def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
-        """Whether Π e(g1[i], g2[i]) = 1 for G1 points (k, 2, L) and G2 points (k, 2, 2, L), exactly as the
-        reference's ``pairing_check``; the points are trusted to be on the curve and in their subgroups."""
-        ...
-
-
-@runtime_checkable
 class SupportsWarmUp(Protocol):
     """Capability WARM_UP."""
 
-    def warm_up(self, curve: CurveLike, work: str) -> WarmUp:
+    def warm_up(
+        self, curve: CurveLike, work: str, *, sizes: WorkSizes | None = None, background: bool = False
+    ) -> WarmUp:
         """Start making the kernels of ``work`` (one of WORKS) ready for ``curve`` beside the caller, who goes on
-        with other things (building a circuit, reading a key) and calls ``wait`` before the work."""
+        with other things (building a circuit, reading a key) and calls ``wait`` before the work. ``sizes``: only
+        the paths work of these sizes reaches (None: every path). ``background``: for later processes, at the
+        lowest priority; nothing waits for it and it may outlive the caller (a backend may start nothing)."""
         ...
+
+    def kernels_ready(self, curve: CurveLike, work: str, *, sizes: WorkSizes | None = None) -> bool:
+        """Whether ``work``'s kernels (for ``sizes``, None: every path) are ready now: its calls would compile
+        nothing (in the cache or loaded). Cheap (no kernel is loaded); False when the backend cannot tell."""
+        ...
+
+
+def check_csr(indptr: np.ndarray, columns: np.ndarray, num_columns: int) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` and ``columns`` of a CSR matrix as contiguous int64 arrays: indptr rises from 0 to the number of
+    terms, every column lies in 0 … num_columns − 1; else BackendInputError naming the array."""
+    indptr, columns = np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(columns, np.int64)
+    if (
+        indptr.ndim != 1
+        or len(indptr) == 0
+        or indptr[0] != 0
+        or indptr[-1] != len(columns)
+        or (np.diff(indptr) < 0).any()
+    ):
+        raise BackendInputError("must rise from 0 to the number of terms", array="indptr")
+    if len(columns) and (columns.min() < 0 or columns.max() >= num_columns):
+        raise BackendInputError(f"a column lies outside 0 … {num_columns - 1}", array="columns")
+    return indptr, columns
+
+
+def check_work(work: str, sizes: object) -> str:
+    """``work`` when it is one of WORKS and ``sizes`` WorkSizes or None; else BackendInputError."""
+    if work not in WORKS:
+        raise BackendInputError(f"unknown work {work!r}; expected one of {', '.join(WORKS)}", array="work")
+    if sizes is not None and not isinstance(sizes, WorkSizes):
+        raise BackendInputError(f"sizes must be WorkSizes or None, got {type(sizes).__name__}", array="sizes")
+    return work
 
 
 def has_capability(backend: object, capability: str) -> bool:
@@ -293,6 +299,7 @@ __all__ = [
     "FIELD_OPS",
     "FIXED_BASE",
     "KEPT_SCALARS",
+    "MONTGOMERY_FORM",
     "MSM_BATCH",
     "PAIRING",
     "PREPARED_BASES",
@@ -309,16 +316,15 @@ __all__ = [
     "Reduction",
     "SparseMatrix",
     "SupportsComputeH",
-    "SupportsFieldOps",
-    "SupportsFixedBase",
     "SupportsKeptScalars",
     "SupportsMsmBatch",
-    "SupportsPairing",
     "SupportsPreparedBases",
-    "SupportsSparse",
     "SupportsTimings",
     "SupportsWarmUp",
     "WarmUp",
+    "WorkSizes",
     "backend_priority",
+    "check_csr",
+    "check_work",
     "has_capability",
 ]

@@ -145,6 +145,26 @@ def opencl_platform() -> str | None:
     return env_text("CUZK_OPENCL_PLATFORM", what="a platform", accepts=accepts, pattern=r"[\x20-\x7e]+")
 
 
+MAX_TOKEN = 4096  # characters of a bearer token
+TOKEN = r"[\x21-\x7e]+"  # printable ASCII without spaces: what an Authorization header carries as is
+
+
+def token() -> str | None:
+    """CUZK_TOKEN: the bearer token of ``cuzk serve`` and of its client (None: no authentication). A bad value is
+    refused without repeating it: it is a secret."""
+    value = raw("CUZK_TOKEN")
+    if value is None:
+        return None
+    if len(value) > MAX_TOKEN or not re.fullmatch(TOKEN, value):
+        raise EnvironmentVariableError(
+            f"CUZK_TOKEN is not a token: expected 1 to {MAX_TOKEN} printable ASCII characters without spaces "
+            f"(the value, {len(value)} characters, is not shown)",
+            name="CUZK_TOKEN",
+            value=value,
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class Variable:
     """A row of the table of variables (docs/security.md): what it sets, what it accepts, what unset means."""
@@ -165,6 +185,9 @@ VARIABLES: tuple[Variable, ...] = (
         "CUZK_OPENCL_PLATFORM", "the OpenCL platform", "an index or part of a name", "one with a GPU", opencl_platform
     ),
     Variable("NUMBA_NUM_THREADS", "numba's threads", f"an integer 1 … {MAX_THREADS}", "every core", numba_threads),
+    Variable(
+        "CUZK_TOKEN", "the bearer token of cuzk serve and its client", "printable ASCII, no spaces", "none", token
+    ),
 )
 
 
@@ -177,6 +200,8 @@ def check_environment() -> None:
 __all__ = [
     "MAX_DEVICE",
     "MAX_THREADS",
+    "MAX_TOKEN",
+    "TOKEN",
     "VARIABLES",
     "DeviceVariableError",
     "EnvironmentVariableError",
@@ -191,5 +216,6 @@ __all__ = [
     "opencl_platform",
     "shown",
     "threads",
+    "token",
     "verify",
 ]

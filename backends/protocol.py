@@ -35,6 +35,7 @@ from cuzk.backends.capabilities import (
     FIELD_OPS,
     FIXED_BASE,
     KEPT_SCALARS,
+    MONTGOMERY_FORM,
     MSM_BATCH,
     PAIRING,
     PREPARED_BASES,
@@ -51,16 +52,13 @@ from cuzk.backends.capabilities import (
     Reduction,
     SparseMatrix,
     SupportsComputeH,
-    SupportsFieldOps,
-    SupportsFixedBase,
     SupportsKeptScalars,
     SupportsMsmBatch,
-    SupportsPairing,
     SupportsPreparedBases,
-    SupportsSparse,
     SupportsTimings,
     SupportsWarmUp,
     WarmUp,
+    WorkSizes,
     backend_priority,
     has_capability,
 )
@@ -74,6 +72,13 @@ from cuzk.backends.checks import (
     check_window,
     resolve_curve,
     rows_within,
+)
+from cuzk.backends.host_protocols import (
+    SupportsFieldOps,
+    SupportsFixedBase,
+    SupportsMontgomeryForm,
+    SupportsPairing,
+    SupportsSparse,
 )
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 
@@ -127,6 +132,7 @@ __all__ = [
     "FIELD_OPS",
     "FIXED_BASE",
     "KEPT_SCALARS",
+    "MONTGOMERY_FORM",
     "MSM_BATCH",
     "PAIRING",
     "PREPARED_BASES",
@@ -149,6 +155,7 @@ __all__ = [
     "SupportsFieldOps",
     "SupportsFixedBase",
     "SupportsKeptScalars",
+    "SupportsMontgomeryForm",
     "SupportsMsmBatch",
     "SupportsPairing",
     "SupportsPreparedBases",
@@ -156,6 +163,7 @@ __all__ = [
     "SupportsTimings",
     "SupportsWarmUp",
     "WarmUp",
+    "WorkSizes",
     "backend_priority",
     "check_csr",
     "check_device",

@@ -4,16 +4,21 @@
 # the same for `cuzk groth16 prove` of the same circuit (a .zkey made by `cuzk groth16 setup` beforehand, with a
 # cache of its own, so the proof's kernels are not compiled by the setup): a first run with an empty cache, then
 # warm runs. Each cache is a fresh folder (NUMBA_CACHE_DIR), so the user's own cache is neither read nor cleared.
-# Whole-process wall time, as /usr/bin/time reports it; ARGS overrides `cuzk prove`'s arguments (default: none,
-# the README's), CONSTRAINTS the size of the groth16 circuit (default: the README's, 661 constraints of MiMC).
+# Whole-process wall time, as /usr/bin/time reports it, with the CPU time of the process and the warm-up processes it
+# waited for (the compile's core-seconds: steadier than wall time on a busy machine); ARGS overrides `cuzk prove`'s
+# arguments (default: none, the README's), CONSTRAINTS the size of the groth16 circuit (default: the README's, 661
+# constraints of MiMC). A first run leaves a background warm-up (the pairing of the proof's check, at the lowest
+# priority) compiling for the later runs; the `cuzk` on the PATH is the one timed (put another installation's first to
+# compare two).
 set -euo pipefail
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap 'rm -rf "$work" 2>/dev/null || true' EXIT  # a background warm-up (the pairing) may still be writing there
 export CUZK_BACKEND=${CUZK_BACKEND:-cpu}
 timed() {  # $1: the label, then the command
   local label=$1
   shift
-  /usr/bin/time -f "$label: %e s wall, %M KB peak" "$@" 2>&1 | grep -E "wall|^  (setup|compile|prove) |load "
+  /usr/bin/time -f "$label: %e s wall, %U s user + %S s sys (its warm-up included), %M KB peak" "$@" 2>&1 |
+    grep -E "wall|^  (setup|compile|prove) |load "
 }
 
 export NUMBA_CACHE_DIR=$work/cache-prove

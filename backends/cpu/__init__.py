@@ -46,6 +46,7 @@ from cuzk.backends.protocol import (
     FIELD_OPS,
     FIXED_BASE,
     KEPT_SCALARS,
+    MONTGOMERY_FORM,
     MSM_BATCH,
     PAIRING,
     PREPARED_BASES,
@@ -58,6 +59,7 @@ from cuzk.backends.protocol import (
     PreparedBases,
     SparseMatrix,
     WarmUp,
+    WorkSizes,
 )
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError, ParameterError, UnsatisfiedConstraintError
@@ -153,7 +155,7 @@ class CpuBackend(BackendBase):
     priority = 100
     capabilities = frozenset(
         {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
-        | {WARM_UP, PAIRING}
+        | {WARM_UP, PAIRING, MONTGOMERY_FORM}
     )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
@@ -298,12 +300,39 @@ class CpuBackend(BackendBase):
 
         return bool(self.runtime().pool.call(pairing.pairing_check, curve, g1, g2))
 
+    # --- stored forms (:mod:`.stored`) -----------------------------------------------------------------------------
+
+    @_measured
+    def _points_from_montgomery(
+        self, curve: Curve, group: str, stored: np.ndarray, check: bool
+    ) -> tuple[np.ndarray, int, str]:
+        from cuzk.backends.cpu import stored as kernels
+
+        rt = self.runtime()
+        return kernels.points_from_montgomery(curve, rt.curve(curve), group, stored, check, rt.pool, rt.threads)
+
+    @_measured
+    def _scalars_from_montgomery(self, curve: Curve, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:
+        from cuzk.backends.cpu import stored as kernels
+
+        rt = self.runtime()
+        return kernels.scalars_from_montgomery(rt.curve(curve), stored, reductions, rt.pool, rt.threads)
+
     # --- compiling ahead (:mod:`.warm`) ---------------------------------------------------------------------------
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:
+        return self._warm_up_for(curve, work, None, False)
+
+    def _warm_up_for(self, curve: Curve, work: str, sizes: WorkSizes | None, background: bool) -> WarmUp:
         from cuzk.backends.cpu import warm
 
-        return warm.start(curve, work)
+        return warm.start(curve, work, sizes=sizes, background=background)
+
+    def _kernels_ready(self, curve: Curve, work: str, sizes: WorkSizes | None) -> bool:
+        """Whether the warm-up's stamps say ``work``'s kernels (for ``sizes``) are in numba's cache."""
+        from cuzk.backends.cpu import warm
+
+        return warm.ready(curve, work, sizes)
 
     # --- field operations ---------------------------------------------------------------------------------------
 

@@ -10,20 +10,29 @@ calls load the kernels from there instead of compiling them.
 A finished task leaves a stamp in the cache folder, named by the curve, the task, the fingerprint of this
 package's sources and numba's version, and the host CPU (numba's cache entries are for one CPU): later runs
 start no process at all. A task that fails leaves no stamp; its kernels then compile on first use, as without a
-warm-up, and the failure is in ``WarmUp.failures``.
+warm-up, and the failure is in ``WarmUp.failures``. :func:`ready` asks the stamps (the WARM_UP capability's
+``kernels_ready``).
+
+Only the paths a work of the given sizes reaches are compiled (:func:`tasks_of`), by the very thresholds the MSM
+dispatches on (STRAUS_BELOW, SPLIT_MIN): a proof whose MSMs all go by Straus compiles no Pippenger. Tasks of one
+family (one group's point arithmetic, the field kernels) share callees, which a process compiles once: the tasks
+are shared out by a cost model that counts that (:func:`share`). A background warm-up (for later processes) runs at
+the lowest priority and is not stopped when the caller ends; a task holds a lock while it runs, so a second
+process waits for it instead of compiling the same kernels again.
 """
 
 from __future__ import annotations
 
 import atexit
-import heapq
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from subprocess import DEVNULL
 from typing import IO, Any
@@ -31,12 +40,15 @@ from typing import IO, Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.capabilities import BINARY_FIELD_OPS, UNARY_FIELD_OPS, WarmUp
+from cuzk.backends.capabilities import BINARY_FIELD_OPS, UNARY_FIELD_OPS, WarmUp, WorkSizes
+from cuzk.backends.cpu.free_scalars import SPLIT_MIN
+from cuzk.backends.cpu.straus import STRAUS_BELOW
 from cuzk.reference.curves import Curve, curve_by_name
 
 SMALL = 8  # points of an MSM that goes by Straus (below STRAUS_BELOW)
-SPLIT = 1 << 10  # points of an MSM whose zeros and ones are split off (at least SPLIT_MIN)
+PIPPENGER = 2 * STRAUS_BELOW  # points of an MSM that goes by Pippenger, unsplit (below SPLIT_MIN)
 DOMAIN = 16  # the NTTs' size
+BACKGROUND = "--background"  # main's flag: the lowest priority
 
 # --- the tasks: tiny calls that reach every kernel of a kind of work ------------------------------------------
 
@@ -65,11 +77,12 @@ def small_msm_task(group: str) -> Callable[[Any, Curve], None]:
     return run
 
 
-def msm_task(group: str) -> Callable[[Any, Curve], None]:
-    """Every other MSM path of ``group``: Pippenger, zeros and ones split off, prepared bases, kept scalars."""
+def msm_task(group: str, points: int) -> Callable[[Any, Curve], None]:
+    """The MSMs of ``points`` points of ``group``: Pippenger (with prepared bases, kept scalars, a batch) and, from
+    SPLIT_MIN points on, the zeros and ones split off (the scalars are a third of each)."""
 
     def run(backend: Any, curve: Curve) -> None:
-        bases, scalars = _points(curve, group, SPLIT), _scalars(curve, SPLIT, seed=1)
+        bases, scalars = _points(curve, group, points), _scalars(curve, points, seed=1)
         full = limbs.fr_to_limbs(curve, [(k * 0x9E3779B97F4A7C15) % curve.r for k in range(1, 129)])
         backend.msm(curve, group, bases[:128], full)
         prepared = backend.prepare_bases(curve, group, bases)
@@ -121,18 +134,48 @@ def fixed_base_task(group: str) -> Callable[[Any, Curve], None]:
     return run
 
 
-# name: (works, the task, its cost: compile seconds measured on a 2-core machine, for sharing the tasks out)
-TASKS: dict[str, tuple[tuple[str, ...], Callable[[Any, Curve], None], float]] = {
-    "msm_g2": (("prove",), msm_task("g2"), 6.0),
-    "msm_g1": (("prove",), msm_task("g1"), 3.5),
-    "small_g2": (("prove", "host"), small_msm_task("g2"), 1.5),
-    "small_g1": (("prove", "host"), small_msm_task("g1"), 1.0),
-    "sparse": (("prove", "host"), sparse_task, 0.8),
-    "quotient": (("prove",), quotient_task, 0.8),
-    "pairing": (("prove", "host"), pairing_task, 6.0),
-    "fixed_g2": (("setup",), fixed_base_task("g2"), 4.0),
-    "fixed_g1": (("setup",), fixed_base_task("g1"), 2.5),
+@dataclass(frozen=True)
+class Task:
+    """A warm-up task: the ``works`` it belongs to, what it runs, its own compile seconds (``cost``, measured on a
+    2-core machine) beside its ``family``'s shared callees (FAMILY_COST, paid once per process); ``reaches``:
+    needed only when the largest MSM of that group has at least so many points (the MSM's own threshold);
+    ``after``: the task whose kernels it calls (both pending: run in one process, after it)."""
+
+    works: tuple[str, ...]
+    run: Callable[[Any, Curve], None]
+    cost: float
+    family: str
+    reaches: tuple[str, int] | None = None
+    after: str | None = None
+
+
+# costs: CPU seconds of each task compiled alone and after its family's others, on a busy 2-core box (2026-12-02),
+# halved to idle seconds; only their ratios matter (the share-out). G1 and G2 also share the base field's callees
+# (not modelled): one process each for the G2 and the G1 families still gave the shortest wall time measured.
+FAMILY_COST = {"g1": 2.2, "g2": 1.8, "field": 0.3, "pairing": 0.0, "setup": 0.0}
+SMALL_MSM, WITNESS = ("prove", "host", "small_msm"), ("prove", "host", "witness")
+TASKS: dict[str, Task] = {
+    "msm_g2": Task(("prove",), msm_task("g2", PIPPENGER), 7.1, "g2", ("g2", STRAUS_BELOW)),
+    "msm_g1": Task(("prove",), msm_task("g1", PIPPENGER), 4.5, "g1", ("g1", STRAUS_BELOW)),
+    "split_g2": Task(("prove",), msm_task("g2", SPLIT_MIN), 0.9, "g2", ("g2", SPLIT_MIN), after="msm_g2"),
+    "split_g1": Task(("prove",), msm_task("g1", SPLIT_MIN), 0.7, "g1", ("g1", SPLIT_MIN), after="msm_g1"),
+    "small_g2": Task(SMALL_MSM, small_msm_task("g2"), 1.8, "g2"),
+    "small_g1": Task(SMALL_MSM, small_msm_task("g1"), 0.3, "g1"),
+    "sparse": Task(WITNESS, sparse_task, 1.0, "field"),
+    "quotient": Task(("prove",), quotient_task, 0.85, "field"),
+    "pairing": Task(("verify",), pairing_task, 5.6, "pairing"),
+    "fixed_g2": Task(("setup",), fixed_base_task("g2"), 4.0, "setup"),
+    "fixed_g1": Task(("setup",), fixed_base_task("g1"), 2.5, "setup"),
 }
+
+
+def tasks_of(work: str, sizes: WorkSizes | None = None) -> list[str]:
+    """The tasks of ``work`` that work of ``sizes`` reaches (None: all of them)."""
+
+    def reached(task: Task) -> bool:
+        return sizes is None or task.reaches is None or getattr(sizes, task.reaches[0]) >= task.reaches[1]
+
+    return [name for name, task in TASKS.items() if work in task.works and reached(task)]
 
 
 # --- stamps: which tasks this cache already holds ---------------------------------------------------------------
@@ -148,34 +191,88 @@ def stamp(curve: Curve, task: str) -> Path:
     return package_cache_path() / f"warm-{curve.name}-{task}-{cpu}-{source_fingerprint().hex()[:16]}.done"
 
 
-def pending(curve: Curve, work: str) -> list[str]:
-    """The tasks of ``work`` whose kernels are not yet in the cache."""
-    return [name for name, (works, _, _) in TASKS.items() if work in works and not stamp(curve, name).exists()]
+def ready(curve: Curve, work: str, sizes: WorkSizes | None = None) -> bool:
+    """Whether every task of ``work`` (for ``sizes``) is stamped: its calls load their kernels, compiling none."""
+    return all(stamp(curve, name).exists() for name in tasks_of(work, sizes))
+
+
+@contextmanager
+def _task_lock(curve: Curve, task: str, *, wait: bool = True) -> Iterator[bool]:
+    """An exclusive lock on ``task``'s lock file for the block; yields whether it was taken (``wait`` False: not
+    when another process holds it). Always taken where fcntl is missing."""
+    try:
+        import fcntl
+    except ImportError:
+        yield True
+        return
+    path = stamp(curve, task).with_suffix(".lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _in_flight(curve: Curve, task: str) -> bool:
+    """Whether another process is running ``task`` now (holds its lock)."""
+    with _task_lock(curve, task, wait=False) as taken:
+        return not taken
+
+
+def pending(curve: Curve, work: str, sizes: WorkSizes | None = None, *, background: bool = False) -> list[str]:
+    """The tasks of ``work`` (for ``sizes``) whose kernels are not yet in the cache; for a background warm-up, not
+    those another process is running either."""
+    unstamped = [name for name in tasks_of(work, sizes) if not stamp(curve, name).exists()]
+    return [name for name in unstamped if not (background and _in_flight(curve, name))]
+
+
+def _units(tasks: list[str]) -> list[list[str]]:
+    """``tasks`` as units to run in one process: a task with the task it comes ``after``, when both are here."""
+    units = {name: [name] for name in tasks if TASKS[name].after not in tasks}
+    for name in tasks:
+        if name not in units:
+            units[TASKS[name].after].append(name)  # type: ignore[index]
+    return list(units.values())
+
+
+def group_cost(names: list[str]) -> float:
+    """The modelled compile seconds of running ``names`` in one process: their own costs, each family's once."""
+    families = {TASKS[name].family for name in names}
+    return sum(TASKS[name].cost for name in names) + sum(FAMILY_COST[family] for family in families)
 
 
 def share(tasks: list[str], processes: int) -> list[list[str]]:
-    """``tasks`` in at most ``processes`` groups of about equal cost (longest first, each to the lightest)."""
-    heap: list[tuple[float, int, list[str]]] = [(0.0, k, []) for k in range(min(processes, len(tasks)))]
-    for name in sorted(tasks, key=lambda n: -TASKS[n][2]):
-        cost, k, group = heapq.heappop(heap)
-        group.append(name)
-        heapq.heappush(heap, (cost + TASKS[name][2], k, group))
-    return [group for _, _, group in sorted(heap, key=lambda item: item[1]) if group]
+    """``tasks`` in at most ``processes`` groups, longest unit first, each to the group it leaves lightest (a
+    family's shared callees counted once per group, so that tasks of one family come together)."""
+    units = sorted(_units(tasks), key=lambda unit: -group_cost(unit))
+    groups: list[list[str]] = [[] for _ in range(min(processes, len(units)))]
+    for unit in units:
+        best = min(range(len(groups)), key=lambda k: (group_cost(groups[k] + unit), k))
+        groups[best] += unit
+    return [group for group in groups if group]
 
 
 # --- the processes ----------------------------------------------------------------------------------------------
 
 
 class Processes(WarmUp):
-    """The warm-up processes of one :func:`start`."""
+    """The warm-up processes of one :func:`start`; those of a ``background`` one are left running at exit and by
+    ``close`` (they fill the cache for later processes)."""
 
     started = True
 
-    def __init__(self, procs: list[tuple[subprocess.Popen[bytes], IO[bytes]]]) -> None:
+    def __init__(self, procs: list[tuple[subprocess.Popen[bytes], IO[bytes]]], *, background: bool = False) -> None:
         """``procs``: each process with the file its stderr goes to (a pipe could fill and stall it)."""
         super().__init__()
-        self.procs = procs
-        atexit.register(self.close)
+        self.procs, self.background = procs, background
+        if not background:
+            atexit.register(self.close)
 
     def wait(self, timeout: float | None = None) -> bool:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -190,7 +287,7 @@ class Processes(WarmUp):
 
     def close(self) -> None:
         for proc, err in self.procs:
-            if proc.poll() is None:
+            if proc.poll() is None and not self.background:
                 proc.kill()
                 proc.wait()
             err.close()
@@ -200,35 +297,60 @@ class Processes(WarmUp):
 def _failure(proc: subprocess.Popen[bytes], err: IO[bytes]) -> str:
     err.seek(0)
     lines = err.read().decode(errors="replace").strip().splitlines()
-    tasks = " ".join(proc.args[4:])  # type: ignore[index]
+    tasks = " ".join(arg for arg in proc.args[4:] if arg != BACKGROUND)  # type: ignore[index,union-attr]
     return f"warm-up of {tasks} exited with {proc.returncode}: {lines[-1] if lines else 'no message'}"
 
 
-def start(curve: Curve, work: str, processes: int | None = None) -> WarmUp:
-    """Start the warm-up processes of ``work``'s pending tasks (one per core unless ``processes``); a finished
-    :class:`WarmUp` when the cache holds them all."""
-    groups = share(pending(curve, work), processes or os.cpu_count() or 1)
+def _cores() -> int:
+    """The cores this process may run on (its affinity: taskset, a container's cpuset), else all of them."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def start(
+    curve: Curve,
+    work: str,
+    processes: int | None = None,
+    *,
+    sizes: WorkSizes | None = None,
+    background: bool = False,
+) -> WarmUp:
+    """Start the warm-up processes of ``work``'s pending tasks for ``sizes`` (one per usable core unless ``processes``;
+    ``background``: one process, at the lowest priority, left running); a finished :class:`WarmUp` when the
+    cache holds them all."""
+    count = 1 if background else processes or _cores()
+    groups = share(pending(curve, work, sizes, background=background), count)
     if not groups:
         return WarmUp()
-    command = [sys.executable, "-m", __name__, curve.name]
+    command = [sys.executable, "-m", __name__, curve.name, *([BACKGROUND] if background else [])]
     procs = []
     for group in groups:
         err = tempfile.TemporaryFile()  # noqa: SIM115 (closed by Processes.close)
         procs.append((subprocess.Popen(command + group, stdin=DEVNULL, stdout=DEVNULL, stderr=err), err))
-    return Processes(procs)
+    return Processes(procs, background=background)
 
 
 def main(argv: list[str]) -> int:
-    """``python -m cuzk.backends.cpu.warm CURVE TASK…``: run the tasks, stamp each one done."""
+    """``python -m cuzk.backends.cpu.warm CURVE [--background] TASK…``: run the tasks (at the lowest priority with
+    --background), stamp each one done; a task another process is running is waited for, then skipped."""
     from cuzk.backends.cpu import CpuBackend
 
+    if BACKGROUND in argv:
+        argv = [arg for arg in argv if arg != BACKGROUND]
+        if hasattr(os, "nice"):
+            os.nice(19)
     curve, backend = curve_by_name(argv[0]), CpuBackend(threads=1)
     for name in argv[1:]:
-        TASKS[name][1](backend, curve)
         path = stamp(curve, name)
-        partial = path.with_suffix(f".{os.getpid()}.tmp")
-        partial.write_bytes(b"")
-        os.replace(partial, path)
+        with _task_lock(curve, name):
+            if path.exists():
+                continue
+            TASKS[name].run(backend, curve)
+            partial = path.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_bytes(b"")
+            os.replace(partial, path)
     return 0
 
 

@@ -9,7 +9,14 @@ from typing import Any
 from cuzk.backends.capabilities import WarmUp
 from cuzk.reference.curves import Curve
 
-PROGRAMS_OF = {"prove": ("ntt", "msm_g1", "msm_g2"), "setup": ("msm_g1", "msm_g2"), "host": ()}
+PROGRAMS_OF = {
+    "prove": ("ntt", "msm_g1", "msm_g2"),
+    "setup": ("msm_g1", "msm_g2"),
+    "small_msm": ("msm_g1", "msm_g2"),
+    "host": (),  # the host's part of a proof beside this device runs elsewhere, as do these two
+    "witness": (),
+    "verify": (),
+}
 
 
 class ProgramsWarmUp(WarmUp):

@@ -11,22 +11,23 @@
 set -uo pipefail
 dir=$1 OUT=${OUT:-out} backend=${BACKEND:-cuda}
 mkdir -p "$OUT"
+seconds_since() { local ns=$(($(date +%s%N) - $1)); printf "%d.%02d" $((ns / 1000000000)) $((ns % 1000000000 / 10000000)); }
 printf "%-16s %-10s %10s %10s %10s\n" input run wall_s proof_ms snarkjs_s | tee "$OUT/e2e.txt"
 for input in "$dir"/*-2^*; do
   name=$(basename "$input") caches=$(mktemp -d) log=${name##*^}
   for run in $(seq 0 "${WARM_RUNS:-2}"); do
     label=$([[ $run == 0 ]] && echo first || echo "warm$run")
-    start=$(date +%s.%N)
+    start=$(date +%s%N)
     CUPY_CACHE_DIR=$caches/cupy NUMBA_CACHE_DIR=$caches/numba python3 -m cuzk.cli groth16 prove --backend "$backend" \
       --timings "$input/circuit.zkey" "$input/witness.wtns" "$caches/proof.json" "$caches/public.json" \
       > "$OUT/$name.timings.txt" 2>&1 || { echo "$name $label: FAILED"; tail -3 "$OUT/$name.timings.txt"; continue 2; }
-    wall=$(echo "$(date +%s.%N) - $start" | bc)
+    wall=$(seconds_since "$start")
     proof=$(awk '$1 == "prove" && NF >= 2 {print $2; exit}' "$OUT/$name.timings.txt")
     snark=-
     if [[ -n ${SNARKJS:-} && $run == 1 && $log -le ${SNARKJS_MAX_LOG:-16} ]]; then
-      s0=$(date +%s.%N)
+      s0=$(date +%s%N)
       "$SNARKJS" groth16 prove "$input/circuit.zkey" "$input/witness.wtns" "$caches/sproof.json" "$caches/spublic.json"
-      snark=$(printf %.2f "$(echo "$(date +%s.%N) - $s0" | bc)")
+      snark=$(seconds_since "$s0")
     fi
     printf "%-16s %-10s %10.2f %10s %10s\n" "$name" "$label" "$wall" "$proof" "$snark" | tee -a "$OUT/e2e.txt"
   done

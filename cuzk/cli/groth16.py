@@ -1,12 +1,16 @@
 """``cuzk groth16 prove|verify|setup``: snarkjs's Groth16 commands on its own files, proving on any backend.
 
     cuzk groth16 prove <circuit.zkey> <witness.wtns> <proof.json> <public.json> [--backend NAME] [--r1cs FILE]
+    cuzk groth16 prove --server URL <key> <witness.wtns> <proof.json> <public.json> [--token T]
     cuzk groth16 verify <verification_key.json> <public.json> <proof.json>
+    cuzk groth16 setup <circuit.r1cs> <pot.ptau> <circuit.zkey> [--backend NAME]   snarkjs's key, byte for byte
     cuzk groth16 setup <circuit.r1cs> <circuit.zkey> [--backend NAME]     one-party setup: development only
 
 Files are read and written exactly as snarkjs does (docs/interop.md); a proof that does not verify exits with 1.
 Outputs are checked before any work (:func:`cuzk.formats.outputs.check_outputs`: writable, distinct, none an input;
-a bellman proof only of a BLS12-381 key) and written atomically, a command's files all-or-nothing.
+a bellman proof only of a BLS12-381 key) and written atomically, a command's files all-or-nothing. With
+``--server``, the proof is made by a ``cuzk serve`` (docs/serve.md): ``<key>`` is a key's name there, or the path
+of a .zkey whose stem is one; the outputs, the checks and the exit statuses are the local command's.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ if TYPE_CHECKING:  # the engine is imported when a command runs, not when the pa
 
 
 def run_prove(args: argparse.Namespace) -> int:
+    if args.server is not None:
+        return run_remote_prove(args)
     from cuzk.cli.progress import progress_display
     from cuzk.cli.prove import print_timings, process_recorder
     from cuzk.engine.files_job import prove_files
@@ -56,6 +62,39 @@ def run_prove(args: argparse.Namespace) -> int:
         with atomic_outputs([args.trace]) as (trace,):
             chrome_trace(recorder, trace)
         print(f"trace written to {args.trace} (open it in ui.perfetto.dev)")
+    return 0
+
+
+LOCAL_ONLY = ("backend", "r1cs", "sym", "bellman_proof", "trace", "timings", "no_check_points")
+
+
+def run_remote_prove(args: argparse.Namespace) -> int:
+    """``--server URL``: send the witness to a ``cuzk serve``, write the verified proof it returns."""
+    import os
+
+    from cuzk.formats.outputs import atomic_outputs, check_outputs
+    from cuzk.formats.snarkjs_json import dumps
+    from cuzk.reference.errors import ParameterError
+    from cuzk.serve.client import Client, check_result
+
+    for name in LOCAL_ONLY:
+        if getattr(args, name):
+            raise ParameterError(f"--{name.replace('_', '-')} is for a local proof, not with --server")
+    check_outputs((args.proof, args.public), (args.witness, args.zkey if os.path.exists(args.zkey) else None))
+    key = os.path.splitext(os.path.basename(args.zkey))[0] if args.zkey.endswith(".zkey") else args.zkey
+    try:
+        with open(args.witness, "rb") as file:
+            witness = file.read()
+    except OSError as exc:
+        raise ParameterError(f"{args.witness}: cannot be read ({exc.strerror})") from None
+    started = time.perf_counter()
+    result = check_result(Client(args.server, args.token).prove(key, witness))
+    with atomic_outputs([args.proof, args.public]) as (proof, public):
+        for path, value in ((proof, result["proof"]), (public, result["public"])):
+            with open(path, "w", encoding="utf-8") as out:
+                out.write(dumps(value))
+    seconds = time.perf_counter() - started
+    print(f"{args.proof}, {args.public}: proof of key {key} from {args.server}, verified there; {seconds:.2f} s")
     return 0
 
 
@@ -102,9 +141,9 @@ def _summary(args: argparse.Namespace, job: FilesProof, recorder: Recorder) -> s
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    from cuzk.engine.verify import verify  # the reference's checks; the pairings compiled where they are ready
     from cuzk.formats import snarkjs_json
     from cuzk.formats.errors import WitnessMismatchError
-    from cuzk.reference.groth16 import verify
 
     vk = snarkjs_json.read_verifying_key(args.verification_key)
     proof, _ = snarkjs_json.read_proof(args.proof, vk.curve)
@@ -121,19 +160,33 @@ def run_verify(args: argparse.Namespace) -> int:
 
 
 def run_setup(args: argparse.Namespace) -> int:
-    from cuzk.engine.setup import setup_zkey
+    """Two files: a one-party setup (development only); three: the key snarkjs's ``groth16 setup`` writes from a
+    prepared ptau, byte for byte."""
     from cuzk.formats.outputs import atomic_outputs, check_outputs
     from cuzk.formats.r1cs import read_r1cs
-    from cuzk.formats.zkey_write import write_zkey
+    from cuzk.formats.zkey_write import SNARKJS_SETUP_ORDER, write_zkey
 
-    check_outputs([args.zkey], [args.r1cs])
+    ptau_path, zkey_path = (args.ptau, args.zkey) if args.zkey is not None else (None, args.ptau)
+    check_outputs([zkey_path], [args.r1cs, ptau_path])
     started = time.perf_counter()
-    key = setup_zkey(read_r1cs(args.r1cs), backend=args.backend, path=args.zkey)
-    with atomic_outputs([args.zkey]) as (temporary,):  # a failed write leaves an existing .zkey whole
-        write_zkey(temporary, key)
+    if ptau_path is None:
+        from cuzk.engine.setup import setup_zkey
+
+        key = setup_zkey(read_r1cs(args.r1cs), backend=args.backend, path=zkey_path)
+        with atomic_outputs([zkey_path]) as (temporary,):  # a failed write leaves an existing .zkey whole
+            write_zkey(temporary, key)
+        made = "A one-party setup: for development and tests only."
+    else:
+        from cuzk.engine.setup_ptau import setup_from_ptau
+        from cuzk.formats.ptau import read_ptau
+
+        key, circuit_hash = setup_from_ptau(read_r1cs(args.r1cs), read_ptau(ptau_path), backend=args.backend)
+        with atomic_outputs([zkey_path]) as (temporary,):
+            write_zkey(temporary, key, order=SNARKJS_SETUP_ORDER, circuit_hash=circuit_hash)
+        made = f"From {ptau_path}; phase 2 next: snarkjs zkey contribute. Circuit hash {circuit_hash.hex()[:16]}…"
     print(
-        f"{args.zkey}: {key.curve.name}, {key.num_constraints} constraints, domain {key.domain_size}, "
-        f"{time.perf_counter() - started:.1f} s. A one-party setup: for development and tests only."
+        f"{zkey_path}: {key.curve.name}, {key.num_constraints} constraints, domain {key.domain_size}, "
+        f"{time.perf_counter() - started:.1f} s. {made}"
     )
     return 0
 
@@ -157,6 +210,8 @@ def add_parser(subparsers: Subparsers) -> None:
     prove.add_argument("--timings", action="store_true", help="the phase table, from the process's start")
     prove.add_argument("--trace", metavar="FILE", help="write a Chrome trace of every step and phase (Perfetto)")
     prove.add_argument("--quiet", action="store_true", help="no progress display (it shows only on a terminal)")
+    prove.add_argument("--server", metavar="URL", help="prove on a cuzk serve (docs/serve.md); <key> is its name")
+    prove.add_argument("--token", help="the server's bearer token (default $CUZK_TOKEN)")
     prove.set_defaults(run=run_prove)
 
     verify = commands.add_parser("verify", help="verify proof.json, as snarkjs groth16 verify")
@@ -165,8 +220,14 @@ def add_parser(subparsers: Subparsers) -> None:
     verify.add_argument("proof", help="proof.json")
     verify.set_defaults(run=run_verify)
 
-    setup = commands.add_parser("setup", help="one-party setup of a .r1cs into a .zkey (development only)")
+    setup = commands.add_parser(
+        "setup",
+        help="a .zkey from a .r1cs and a prepared .ptau, as snarkjs groth16 setup (without the .ptau: a one-party "
+        "setup, for development only)",
+        usage="cuzk groth16 setup [-h] [--backend BACKEND] circuit.r1cs [pot.ptau] circuit.zkey",
+    )
     setup.add_argument("r1cs", help="the circuit (.r1cs)")
-    setup.add_argument("zkey", help="the .zkey to write")
+    setup.add_argument("ptau", metavar="pot.ptau", help="the ceremony's phase 1, prepared for phase 2 (optional)")
+    setup.add_argument("zkey", metavar="circuit.zkey", nargs="?", help="the .zkey to write")
     add_backend_option(setup)
     setup.set_defaults(run=run_setup)

@@ -23,7 +23,7 @@ from cuzk.engine.prover import Prover
 from cuzk.engine.setup import one_party_setup
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
-from cuzk.engine.warm import warm_up
+from cuzk.engine.warm import proof_sizes, warm_up
 from cuzk.engine.witness import Assignment
 from cuzk.reference.circuits import build, family
 from cuzk.reference.curves import curve_by_name
@@ -111,9 +111,11 @@ def prove_circuit(
     step = _Steps({}, display, recorder)
     with recorder.span("backend"):
         backend = get_backend(backend_name)
-    with warm_up(backend, curve, "prove") as warming:  # the proof's kernels compile beside synthesis and setup
-        with step("synthesis", "synthesis"):
-            cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
+    with step("synthesis", "synthesis"):
+        cs = build(circuit, curve.Fr, target_constraints=target_constraints, seed=seed)
+    n = domain_size(cs.num_constraints, cs.num_inputs)
+    sizes = proof_sizes(cs.num_inputs + cs.num_aux, n, n if reduction == "circom" else n - 1)
+    with warm_up(backend, curve, "prove", sizes) as warming:  # the proof's kernels (for its sizes) beside the setup
         with step("setup", "setup"):
             pk, how = one_party_setup(cs, curve, backend, reduction=Reduction(reduction))
         step.seconds[f"setup ({how})"] = step.seconds.pop("setup")
@@ -129,7 +131,6 @@ def prove_circuit(
         results = _prove_all(prover, cs, circuit, target_constraints, seed, proofs, processes, display, publics)
     with step("verify", "verify"):
         ok = all(check_made_proof(pk.vk, publics[k], proof, backend) for k, proof in enumerate(results))
-    n = domain_size(cs.num_constraints, cs.num_inputs)
     return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, step.seconds, recorder, n)
 
 

@@ -13,11 +13,14 @@ import os
 import warnings
 from dataclasses import dataclass
 
+from cuzk.backends.protocol import WorkSizes
 from cuzk.backends.registry import get_backend
 from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.timing import Recorder
-from cuzk.engine.warm import warm_up
-from cuzk.engine.zkey import ZkeyProof, prove_zkey
+from cuzk.engine.warm import proof_sizes, warm_up
+from cuzk.engine.zkey import ZkeyProof, prove_zkey, stored_form_host
+from cuzk.formats import zkey as zkey_format
+from cuzk.formats.binfile import BinFile
 from cuzk.formats.r1cs import check_witness_shape, read_r1cs, read_sym
 from cuzk.formats.wtns import check_wtns_layout, read_wtns
 from cuzk.formats.zkey import read_zkey, read_zkey_header
@@ -60,10 +63,10 @@ def prove_files(
     with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
         warnings.simplefilter("always")
         backend = get_backend(backend_name)  # its warm-up runs beside the reading; its notices wait for valid files
-    with warm_up(backend, curve, "prove") as warming:
+    with warm_up(backend, curve, "prove", _proof_sizes(zkey_path, num_variables)) as warming:
         display.step("read the key")
         with recorder.span("read_key"):
-            zkey = read_zkey(zkey_path, check_points=check_points)
+            zkey = read_zkey(zkey_path, check_points=check_points, host=stored_form_host(backend, num_variables))
         display.step("read the witness")
         with recorder.span("read_witness"):
             witness = read_wtns(witness_path)
@@ -82,6 +85,18 @@ def prove_files(
     )
     display.proof_done()
     return FilesProof(result, zkey.curve, backend.name, recorder, warming.started)
+
+
+def _proof_sizes(zkey_path: Path, num_variables: int) -> WorkSizes:
+    """The sizes of the key's MSMs, from its header (read_zkey_header checked it): the variables, and the domain's
+    size (H's points with circom's reduction, a .zkey's)."""
+    header = BinFile(zkey_path, zkey_format.MAGIC, (1, 2), zkey_format.SECTIONS).cursor(2)
+    for prime in ("q", "r"):
+        header.integer(header.u32(f"n8{prime}"), prime)
+    header.u32("nVars")
+    header.u32("nPublic")
+    domain = header.u32("domainSize")
+    return proof_sizes(num_variables, domain, domain)
 
 
 __all__ = ["FilesProof", "prove_files"]

@@ -20,8 +20,8 @@ Every backend call goes through one :class:`~cuzk.engine.calls.TimedCalls`, whic
 internal levels beside the engine's phases (:mod:`cuzk.engine.timing`). For fixed r, s the proof is the
 reference's, bit for bit. With ``verify`` (or ``CUZK_VERIFY=1``) every proof is checked with the verifying key
 before it is returned (:func:`~cuzk.engine.verify.check_made_proof`: the pairings on the host backend, a
-millisecond on the cpu backend): a wrong proof (a faulty device, a backend bug) raises :class:`ProofSelfCheckError`
-naming it.
+millisecond on the cpu backend once compiled, the reference's until then): a wrong proof (a faulty device, a
+backend bug) raises :class:`ProofSelfCheckError` naming it.
 """
 
 from __future__ import annotations
@@ -51,9 +51,10 @@ from cuzk.engine.assembly import Assembly, Terms, prepare
 from cuzk.engine.calls import Scalars, TimedCalls
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
+from cuzk.engine.warm import kernels_ready
 from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 from cuzk.errors import ProofSelfCheckError
-from cuzk.reference.curves import Point
+from cuzk.reference.curves import Curve, Point
 from cuzk.reference.errors import ArgumentTypeError, ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import check_shape
@@ -102,6 +103,14 @@ def batches_msms(backend: Backend) -> bool:
     return has_capability(backend, MSM_BATCH) and has_capability(backend, DEVICE)
 
 
+def small_msm_backend(backend: Backend, curve: Curve) -> Backend:
+    """Where the assembly's MSMs of a few points run beside ``backend``: the host backend (where such an MSM is not
+    one device thread's chain of doublings) once its kernels are ready, else ``backend`` itself: a first process on
+    a fresh machine does not compile the host's kernels for them (a warm-up does, in the background)."""
+    host = host_backend(backend)
+    return host if host is backend or kernels_ready(host, curve, "small_msm") else backend
+
+
 class Prover:
     """Proves witnesses for one proving key.
 
@@ -148,7 +157,7 @@ class Prover:
         self._qap: SparseQap | None = None
         self._proofs = 0
         own = {"g1": self.backend, "g2": self.g2_backend}
-        small = {group: host_backend(b) for group, b in own.items()}  # MSMs of a few points: the host beside a device
+        small = {group: small_msm_backend(b, self.curve) for group, b in own.items()}
         with self.recorder.span("prepare_bases"):
             self.bases = {
                 key: prepare(self.calls, self.backend, self.curve, "g1", getattr(pk, q)) for _, key, q in G1_MSMS
@@ -356,4 +365,13 @@ class Prover:
                 raise ProofSelfCheckError(number)
 
 
-__all__ = ["ENV_VERIFY", "G1_BATCH", "G1_MSMS", "Prover", "batches_msms", "check_prover_arguments", "verify_from_env"]
+__all__ = [
+    "ENV_VERIFY",
+    "G1_BATCH",
+    "G1_MSMS",
+    "Prover",
+    "batches_msms",
+    "check_prover_arguments",
+    "small_msm_backend",
+    "verify_from_env",
+]

@@ -1,4 +1,4 @@
-"""Checking a proof the engine has just made: the verification equation with its pairings on a backend.
+"""Checking a proof: the verification equation with its pairings on a backend whose pairing is ready.
 
 The reference's :func:`~cuzk.reference.groth16.verify` is the verifier for a proof from anywhere: it checks that A,
 B and C are in their subgroups ([r]P = O, in pure Python) and computes four pairings in pure Python, 0.2–0.3 s a
@@ -7,6 +7,10 @@ was read, or made by the setup), so they are in the subgroups whenever they are 
 run on a backend that offers PAIRING (the cpu backend's: about a millisecond), the host backend beside a device.
 The answer is the reference verifier's for such a proof; what is checked is the equation
 e(A, B) = e(α, β)·e(Σ x_i·IC_i, γ)·e(C, δ), as Π e(P_i, Q_i) = 1 over (A, B), (−α, β), (−Σ x_i·IC_i, γ), (−C, δ).
+
+A backend's pairing is used once its kernels are ready (WARM_UP's ``kernels_ready`` for work "verify"): compiling
+the cpu backend's costs about 6 s of a core, twenty times the reference's pure-Python pairing, so until then the
+reference's pairing checks (and a background warm-up compiles it for later processes, :mod:`cuzk.engine.warm`).
 """
 
 from __future__ import annotations
@@ -15,25 +19,58 @@ from collections.abc import Sequence
 from typing import Any
 
 from cuzk.backends import limbs
+from cuzk.backends.errors import BackendUnavailableError, UnknownBackendError
 from cuzk.backends.protocol import PAIRING, Backend
-from cuzk.backends.registry import host_backend
+from cuzk.backends.registry import get_backend, host_backend
+from cuzk.engine.warm import kernels_ready, warm_later
+from cuzk.reference.curves import Curve
 from cuzk.reference.groth16 import Proof, VerifyingKey
-from cuzk.reference.groth16.verifier import prepare_inputs, verification_pairs
+from cuzk.reference.groth16.verifier import check_proof_points, prepare_inputs, verification_pairs
+
+
+def pairing_backend(backend: Backend, curve: Curve, *, compile_later: bool = False) -> Backend:
+    """The backend whose pairing checks ``backend``'s proofs: its host backend with PAIRING when that one's
+    kernels are ready, else the reference backend (pure Python, nothing to compile); with ``compile_later`` the host's
+    pairing is then compiled in the background for later processes."""
+    host = host_backend(backend, PAIRING)
+    if kernels_ready(host, curve, "verify"):
+        return host
+    if compile_later:
+        warm_later(host, curve, "verify").close()  # goes on after close
+    return get_backend("reference")
 
 
 def check_made_proof(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof, backend: Backend) -> bool:
     """Whether ``proof``, made by this engine from a checked key, satisfies the verification equation for
-    ``public_inputs`` (elements of Fr or ints in [0, r)); the pairings on ``backend``'s host backend with PAIRING.
-    A point off the curve or at infinity is a proof that does not verify (False)."""
-    curve = vk.curve
-    acc = prepare_inputs(vk, list(public_inputs))
-    points = (proof.a, proof.b, proof.c)
-    if any(p.is_identity() or not p.is_on_curve() for p in points):
+    ``public_inputs`` (elements of Fr or ints in [0, r)); the pairings by :func:`pairing_backend`. A point off the
+    curve or at infinity is a proof that does not verify (False)."""
+    if any(p.is_identity() or not p.is_on_curve() for p in (proof.a, proof.b, proof.c)):
         return False
+    pairing = pairing_backend(backend, vk.curve, compile_later=True)
+    return _equation_holds(vk, prepare_inputs(vk, list(public_inputs)), proof, pairing)
+
+
+def verify(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof) -> bool:
+    """The reference's ``verify`` for a proof from anywhere (the inputs checked, A, B, C checked on the curve and
+    in their subgroups, a point at infinity refused), the pairings on the cpu backend when its pairing is ready
+    (else the reference's, and the cpu backend's compiled in the background): ``cuzk groth16 verify``."""
+    acc = prepare_inputs(vk, list(public_inputs))
+    check_proof_points(vk, proof)
+    if any(p.is_identity() for p in (proof.a, proof.b, proof.c)):
+        return False
+    try:
+        pairing = pairing_backend(get_backend("cpu"), vk.curve, compile_later=True)
+    except (BackendUnavailableError, UnknownBackendError):  # numba missing: the reference's pairing
+        pairing = get_backend("reference")
+    return _equation_holds(vk, acc, proof, pairing)
+
+
+def _equation_holds(vk: VerifyingKey, acc: Any, proof: Proof, pairing: Backend) -> bool:
+    """Π e(P_i, Q_i) = 1 over the verification's pairs, on ``pairing``'s pairing_check."""
     g1_points, g2_points = zip(*verification_pairs(vk, acc, proof), strict=True)
-    g1 = limbs.points_to_limbs(curve, "g1", g1_points)
-    g2 = limbs.points_to_limbs(curve, "g2", g2_points)
-    return bool(host_backend(backend, PAIRING).pairing_check(curve, g1, g2))  # type: ignore[attr-defined]
+    g1 = limbs.points_to_limbs(vk.curve, "g1", g1_points)
+    g2 = limbs.points_to_limbs(vk.curve, "g2", g2_points)
+    return bool(pairing.pairing_check(vk.curve, g1, g2))  # type: ignore[attr-defined]
 
 
-__all__ = ["check_made_proof"]
+__all__ = ["check_made_proof", "pairing_backend", "verify"]

@@ -23,7 +23,10 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import Backend
+from cuzk.backends.errors import BackendUnavailableError
+from cuzk.backends.protocol import MONTGOMERY_FORM, Backend
+from cuzk.backends.registry import host_backend
+from cuzk.engine.key_check import diagnose_failed_proof
 from cuzk.engine.prover import Prover
 from cuzk.engine.timing import Recorder, Span
 from cuzk.engine.verify import check_made_proof
@@ -32,8 +35,11 @@ from cuzk.formats import domain
 from cuzk.formats.r1cs import R1cs, check_witness_matches
 from cuzk.formats.wtns import Witness
 from cuzk.formats.zkey import ZKey
-from cuzk.reference.errors import ProvingKeyError, UnsatisfiedConstraintError
+from cuzk.formats.zkey_check import check_zkey_structure
+from cuzk.reference.errors import ProvingKeyError
 from cuzk.reference.groth16 import Proof
+
+DECODE_ON_HOST_FROM = 1 << 14  # variables of a key from which its sections are decoded by the host's kernels
 
 
 @dataclass
@@ -67,8 +73,13 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
 class ZkeyProver(Prover):
     """A prover for one .zkey, prepared once (bases resident on the backend when it can) for many witnesses."""
 
-    def __init__(self, zkey: ZKey, backend: Backend | str | None = None, **options: Any) -> None:
-        """``options`` are the engine Prover's (g2_backend, g2_in_parallel, window, recorder)."""
+    def __init__(
+        self, zkey: ZKey, backend: Backend | str | None = None, *, key_checked: bool = False, **options: Any
+    ) -> None:
+        """``options`` are the engine Prover's (g2_backend, g2_in_parallel, window, recorder). The key's sections
+        are checked to fit together first (:func:`check_zkey_structure`: BadKeyError), unless ``key_checked``."""
+        if not key_checked:
+            check_zkey_structure(zkey)
         self.zkey = zkey
         super().__init__(zkey.proving_key(), backend, **options)
         self.key_qap = qap_of_zkey(zkey, self.host)
@@ -95,6 +106,18 @@ class ZkeyProver(Prover):
         proof = self.prove_assignment(w.z, w.a, w.b, w.c, r=r, s=s, z_kept=w.z_kept)
         seconds = engine_seconds(self.recorder.since(first))
         return ZkeyProof(proof, limbs.limbs_to_ints(w.z[1 : zkey.num_public + 1]), seconds)
+
+
+def stored_form_host(backend: Backend, num_variables: int) -> Backend | None:
+    """Where a key's stored points and coefficients are made canonical: the host backend's MONTGOMERY_FORM kernels
+    for a key of DECODE_ON_HOST_FROM variables or more (tens of times numpy's speed, worth their compilation on a
+    first run), numpy below that (no compilation for a small key)."""
+    if num_variables < DECODE_ON_HOST_FROM:
+        return None
+    try:
+        return host_backend(backend, MONTGOMERY_FORM)
+    except BackendUnavailableError:
+        return None
 
 
 def check_r1cs_matches(zkey: ZKey, r1cs: R1cs) -> None:
@@ -128,28 +151,29 @@ def prove_zkey(
 ) -> ZkeyProof:
     """One proof for ``witness`` under ``zkey`` (see :class:`ZkeyProver` to prove many with one key).
 
-    ``verify_proof``: check the proof against the key's verifying key and raise UnsatisfiedConstraintError when it
-    fails (the only way to catch a bad witness without its .r1cs, since the key holds no C). Every step is a span
-    of ``recorder`` (check_r1cs, prepare, the proof's phases, verify); ``seconds`` sums them by name.
+    The key's sections are checked to fit together first (BadKeyError naming the section and the check).
+    ``verify_proof``: check the proof against the key's verifying key; when it fails, the key's deeper checks
+    (:func:`~cuzk.engine.key_check.diagnose_failed_proof`: pairings, B1 against B2, the .r1cs's coefficients) name
+    a bad key, else UnsatisfiedConstraintError blames the witness (the only way to catch a bad witness without its
+    .r1cs, since the key holds no C). Every step is a span of ``recorder`` (check_r1cs, prepare, the proof's
+    phases, verify); ``seconds`` sums them by name.
     """
     recorder = recorder if recorder is not None else Recorder()
     first = recorder.mark()
     with recorder.span("check_r1cs"):
         check_witness_matches(witness, zkey.curve.r, zkey.num_variables, zkey.path)  # before any backend work
+        check_zkey_structure(zkey)
         if r1cs is not None:
             check_r1cs_matches(zkey, r1cs)
             r1cs.check_witness(witness, names)
     with recorder.span("prepare"):
-        prover = ZkeyProver(zkey, backend, recorder=recorder)
+        prover = ZkeyProver(zkey, backend, key_checked=True, recorder=recorder)
     result = prover.prove_witness(witness, r=r, s=s)
     if verify_proof:
         with recorder.span("verify"):
             ok = check_made_proof(zkey.verifying_key(), result.public_signals, result.proof, prover.backend)
-        if not ok:
-            raise UnsatisfiedConstraintError(
-                f"{witness.path}: the proof made with {zkey.path} does not verify, so the witness does not satisfy "
-                "the circuit (give its .r1cs to find the failing constraint)"
-            )
+            if not ok:
+                raise diagnose_failed_proof(zkey, prover.backend, witness.path, r1cs)
     result.seconds = engine_seconds(recorder.since(first))
     return result
 
@@ -163,4 +187,13 @@ def engine_seconds(spans: list[Span]) -> dict[str, float]:
     return seconds
 
 
-__all__ = ["ZkeyProof", "ZkeyProver", "check_r1cs_matches", "engine_seconds", "prove_zkey", "qap_of_zkey"]
+__all__ = [
+    "DECODE_ON_HOST_FROM",
+    "ZkeyProof",
+    "ZkeyProver",
+    "check_r1cs_matches",
+    "engine_seconds",
+    "prove_zkey",
+    "qap_of_zkey",
+    "stored_form_host",
+]

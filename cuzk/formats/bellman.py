@@ -6,7 +6,9 @@ store them. Points use the ZCash encoding (:mod:`cuzk.reference.encoding.zcash`)
                           big-endian and the IC points uncompressed        (VerifyingKey::write)
 
 Readers check every point to be on the curve and in the order-r subgroup, and refuse the point at infinity where
-bellman's readers do (the proof's three points and the IC points).
+bellman's readers do (the proof's three points and the IC points). A file is read within a budget (a proof up to
+4 KiB, to say how long it is; a key of at most :data:`MAX_IC` IC points), so ``/dev/zero`` or an endless pipe costs
+no more than the largest valid file (:func:`cuzk.formats.json_bounded.read_bounded`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError, TruncatedFileError
+from cuzk.formats.json_bounded import read_bounded
 from cuzk.formats.outputs import write_atomic
 from cuzk.reference.curves import BLS12_381, Curve, Point
 from cuzk.reference.encoding import decode_point, encode_point, point_size
@@ -24,6 +27,9 @@ from cuzk.reference.errors import EncodingError
 from cuzk.reference.groth16 import Proof, ProvingKey, VerifyingKey
 
 PROOF_BYTES = 48 + 96 + 48
+PROOF_READ_BUDGET = 4096  # a proof file is read up to this, so that one a little too long is said to be
+MAX_IC = (1 << 16) + 1  # IC points of a verifying key read from a file: 2^16 public inputs, as verification_key.json
+VK_FIXED_BYTES = 3 * 96 + 3 * 192 + 4  # α₁, β₁, δ₁ and β₂, γ₂, δ₂ uncompressed, the IC count
 
 
 @dataclass(frozen=True)
@@ -134,7 +140,7 @@ def write_proof(path: str | os.PathLike[str], proof: Proof) -> None:
 
 
 def read_proof(path: str | os.PathLike[str]) -> Proof:
-    return proof_from_bytes(_read(path), os.fspath(path))
+    return proof_from_bytes(_read(path, PROOF_READ_BUDGET, "a bellman proof"), os.fspath(path))
 
 
 def write_verifying_key(path: str | os.PathLike[str], vk: BellmanVerifyingKey) -> None:
@@ -143,15 +149,16 @@ def write_verifying_key(path: str | os.PathLike[str], vk: BellmanVerifyingKey) -
 
 
 def read_verifying_key(path: str | os.PathLike[str]) -> BellmanVerifyingKey:
-    return verifying_key_from_bytes(_read(path), os.fspath(path))
+    budget = VK_FIXED_BYTES + MAX_IC * 96
+    return verifying_key_from_bytes(
+        _read(path, budget, f"a bellman verifying key of {MAX_IC} IC points"), os.fspath(path)
+    )
 
 
-def _read(path: str | os.PathLike[str]) -> bytes:
-    try:
-        with open(path, "rb") as source:
-            return source.read()
-    except OSError as exc:
-        raise FormatError(path, f"cannot read: {exc.strerror}") from None
+def _read(path: str | os.PathLike[str], budget: int, what: str) -> bytes:
+    """The file's bytes, at most ``budget`` of them (InputTooLargeError beyond: a device or a pipe is never read
+    without bound), FormatError when it cannot be read."""
+    return bytes(read_bounded(os.fspath(path), budget, what))
 
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from cuzk.reference.errors import CuzkError, NonCanonicalError, PointNotOnCurveError
+from cuzk.reference.errors import CuzkError, NonCanonicalError, PointNotOnCurveError, ProvingKeyError
 
 
 class FormatError(CuzkError, ValueError):
@@ -45,7 +45,20 @@ class ValueOutOfRangeError(FormatError, NonCanonicalError):
     """A stored field element or a public input is not in [0, r) (or [0, q))."""
 
 
+class BadKeyError(FormatError, ProvingKeyError):
+    """A .zkey whose sections do not fit together as a Groth16 key (a point at infinity where the key cannot have
+    one, public-input rows missing, points that contradict the coefficients, [β]₁ and [β]₂ of different β, …): the
+    message starts with ``bad key:`` and names the section and the check that failed
+    (:mod:`cuzk.formats.zkey_check`, :mod:`cuzk.engine.key_check`)."""
+
+    def __init__(
+        self, path: str | os.PathLike[str], problem: str, *, section: str | None = None, offset: int | None = None
+    ):
+        super().__init__(path, problem, section=f"bad key: {section}" if section else "bad key", offset=offset)
+
+
 __all__ = [
+    "BadKeyError",
     "CurveMismatchError",
     "FormatError",
     "InvalidPointError",

@@ -18,6 +18,7 @@ from typing import overload
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.protocol import Backend
 from cuzk.formats.montgomery import CHUNK, MontgomeryField, to_montgomery
 from cuzk.reference.curves import Curve, Point
 
@@ -149,6 +150,18 @@ class PointDecoder:
         return to_montgomery(self.fq, flat).reshape(n, coords * self.fq.n8)
 
 
+def decode_table(
+    decoder: PointDecoder, raw: np.ndarray, *, check: bool = True, host: Backend | None = None
+) -> tuple[np.ndarray, BadPoint | None]:
+    """A section's points, (n, point_bytes) as stored → (canonical limbs, the first bad point): on ``host``, a
+    backend with MONTGOMERY_FORM (the cpu backend's kernels, on every core), when given; else numpy's
+    :meth:`PointDecoder.decode`, the oracle."""
+    if host is None:
+        return decoder.decode(raw, check=check)
+    out, bad, problem = host.points_from_montgomery(decoder.curve, decoder.group, raw, check=check)
+    return out, BadPoint(bad, problem) if bad >= 0 else None
+
+
 class PointTable(Sequence[Point]):
     """Points of one group held as the backends' canonical limbs; indexing decodes a reference :class:`Point`.
 
@@ -183,4 +196,12 @@ class PointTable(Sequence[Point]):
         return f"PointTable({self.curve.name} {self.group}, {len(self)} points)"
 
 
-__all__ = ["BadPoint", "PointDecoder", "PointTable", "coordinate_count", "field_bytes", "point_bytes"]
+__all__ = [
+    "BadPoint",
+    "PointDecoder",
+    "PointTable",
+    "coordinate_count",
+    "decode_table",
+    "field_bytes",
+    "point_bytes",
+]

@@ -10,7 +10,8 @@
 
 Wires are numbered as z: 0 is the constant 1, then the outputs, the public inputs, the private inputs, the rest.
 The constraint section is walked once in Python to find where each combination starts (a u32 read per
-combination); the terms are then gathered with one numpy fancy-index per matrix.
+combination); the terms are then gathered by numpy fancy-indexing from the mapped file, 2^16 terms at a time, so the
+scratch stays a few MB and the reader's peak is the mapped section plus its result.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import os
 import re
 import struct
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.formats.binfile import BinFile, write_binfile
+from cuzk.formats.binfile import BinFile, Section, write_binfile
 from cuzk.formats.errors import FormatError, ValueOutOfRangeError, WitnessMismatchError
 from cuzk.formats.wtns import Witness, field_name, read_field
 from cuzk.reference.errors import UnsatisfiedConstraintError
@@ -34,6 +36,7 @@ MAGIC = b"r1cs"
 VERSION = 1
 SECTIONS = {1: "header", 2: "constraints", 3: "wire-to-label map", 4: "custom gates list", 5: "custom gates uses"}
 MATRICES = ("A", "B", "C")
+_GATHER_CHUNK = 1 << 16  # terms gathered at a time: their byte indices take 2.5 MB (BN254)
 _WIRE = re.compile(r"-?[0-9]{1,20}")
 
 
@@ -163,14 +166,25 @@ def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
 
 def _read_constraints(file: BinFile, n8: int, prime: int, m: int, num_wires: int) -> tuple[Terms, Terms, Terms]:
     section = file.section(2)
-    data = bytes(file.data[section.offset : section.offset + section.size])
+    data = file.data[section.offset : section.offset + section.size]  # the mapped bytes: nothing copied
+    starts, counts = _combination_starts(file, section, data, n8, m)
+    return tuple(  # type: ignore[return-value]
+        _gather(file, section, data, n8, prime, m, num_wires, k, starts[k], counts[k]) for k in range(3)
+    )
+
+
+def _combination_starts(
+    file: BinFile, section: Section, data: np.ndarray, n8: int, m: int
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Where each of the 3·m linear combinations' terms start, and how many each has (int64 arrays per matrix:
+    8 bytes an entry, not a Python int's 36)."""
     term_bytes = 4 + n8
-    starts: list[list[int]] = [[], [], []]
-    counts: list[list[int]] = [[], [], []]
-    pos = 0
+    starts = [array("q") for _ in range(3)]
+    counts = [array("q") for _ in range(3)]
+    pos, size = 0, len(data)
     for i in range(m):
         for k in range(3):
-            if pos + 4 > len(data):
+            if pos + 4 > size:
                 raise file.error(
                     f"constraint {i} ({MATRICES[k]}) runs past the end of the section",
                     section,
@@ -178,7 +192,7 @@ def _read_constraints(file: BinFile, n8: int, prime: int, m: int, num_wires: int
                     FormatError,
                 )
             (count,) = struct.unpack_from("<I", data, pos)
-            if pos + 4 + count * term_bytes > len(data):
+            if pos + 4 + count * term_bytes > size:
                 raise file.error(
                     f"constraint {i} ({MATRICES[k]}) announces {count} terms, more than the section holds",
                     section,
@@ -187,39 +201,53 @@ def _read_constraints(file: BinFile, n8: int, prime: int, m: int, num_wires: int
             starts[k].append(pos + 4)
             counts[k].append(count)
             pos += 4 + count * term_bytes
-    if pos != len(data):
+    if pos != size:
         raise file.error(
-            f"{len(data) - pos} bytes are left after the {m} constraints the header announces",
-            section,
-            section.offset + pos,
+            f"{size - pos} bytes are left after the {m} constraints the header announces", section, section.offset + pos
         )
-    raw = np.frombuffer(data, dtype=np.uint8)
-    matrices = []
-    for k in range(3):
-        count = np.asarray(counts[k], dtype=np.int64)
-        total = int(count.sum())
-        first = np.repeat(np.cumsum(count) - count, count)  # index of each term's first sibling
-        offsets = np.repeat(np.asarray(starts[k], dtype=np.int64), count) + (np.arange(total) - first) * term_bytes
-        records = raw[offsets[:, None] + np.arange(term_bytes)]
-        wires = np.ascontiguousarray(records[:, :4]).view("<u4").reshape(total).astype(np.int64)
-        coefficients = np.ascontiguousarray(records[:, 4:]).view("<u8").reshape(total, n8 // 8).astype(np.uint64)
-        if total and int(wires.max()) >= num_wires:
-            t = int(np.argmax(wires >= num_wires))
-            raise file.error(
-                f"a term of {MATRICES[k]} refers to wire {int(wires[t])}, but the circuit has {num_wires} wires",
-                section,
-                section.offset + int(offsets[t]),
-            )
-        bad = limbs.first_noncanonical(coefficients, prime)
-        if bad is not None:
-            raise file.error(
-                f"a coefficient of {MATRICES[k]} is not reduced modulo the prime",
-                section,
-                section.offset + int(offsets[bad[0]]) + 4,
-                ValueOutOfRangeError,
-            )
-        matrices.append(Terms(np.repeat(np.arange(m, dtype=np.int64), count), wires, coefficients))
-    return matrices[0], matrices[1], matrices[2]
+    return [np.frombuffer(a, dtype=np.int64) for a in starts], [np.frombuffer(a, dtype=np.int64) for a in counts]
+
+
+def _gather(
+    file: BinFile,
+    section: Section,
+    data: np.ndarray,
+    n8: int,
+    prime: int,
+    m: int,
+    num_wires: int,
+    k: int,
+    starts: np.ndarray,
+    count: np.ndarray,
+) -> Terms:
+    """The terms of matrix k, gathered a chunk at a time (the byte indices of a chunk are its only scratch)."""
+    term_bytes, total = 4 + n8, int(count.sum())
+    first = np.repeat(np.cumsum(count) - count, count)  # index of each term's first sibling
+    offsets = np.repeat(starts, count) + (np.arange(total) - first) * term_bytes
+    del first
+    wires = np.empty(total, np.int64)
+    coefficients = np.empty((total, n8 // 8), np.uint64)
+    for lo in range(0, total, _GATHER_CHUNK):
+        hi = min(total, lo + _GATHER_CHUNK)
+        records = data[offsets[lo:hi, None] + np.arange(term_bytes)]
+        wires[lo:hi] = np.ascontiguousarray(records[:, :4]).view("<u4").reshape(hi - lo)
+        coefficients[lo:hi] = np.ascontiguousarray(records[:, 4:]).view("<u8").reshape(hi - lo, n8 // 8)
+    if total and int(wires.max()) >= num_wires:
+        t = int(np.argmax(wires >= num_wires))
+        raise file.error(
+            f"a term of {MATRICES[k]} refers to wire {int(wires[t])}, but the circuit has {num_wires} wires",
+            section,
+            section.offset + int(offsets[t]),
+        )
+    bad = limbs.first_noncanonical(coefficients, prime)
+    if bad is not None:
+        raise file.error(
+            f"a coefficient of {MATRICES[k]} is not reduced modulo the prime",
+            section,
+            section.offset + int(offsets[bad[0]]) + 4,
+            ValueOutOfRangeError,
+        )
+    return Terms(np.repeat(np.arange(m, dtype=np.int64), count), wires, coefficients)
 
 
 def read_sym(path: str | os.PathLike[str]) -> dict[int, str]:

@@ -27,16 +27,16 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.protocol import Backend
 from cuzk.formats import domain
 from cuzk.formats.binfile import BinFile, Cursor
+from cuzk.formats.coefficients import FR_BYTES, Coefficients
 from cuzk.formats.errors import CurveMismatchError, InvalidPointError, ValueOutOfRangeError
-from cuzk.formats.montgomery import MontgomeryField, from_montgomery, to_montgomery
-from cuzk.formats.points import PointDecoder, PointTable, field_bytes, point_bytes
+from cuzk.formats.points import PointDecoder, PointTable, decode_table, field_bytes, point_bytes
 from cuzk.reference.curves import CURVES, Curve, Point, curve_by_name
 from cuzk.reference.groth16 import ProvingKey, VerifyingKey
 from cuzk.reference.qap import Reduction
@@ -58,47 +58,11 @@ SECTIONS = {
     10: "contributions",
 }
 SNARKJS_NAMES = {"bn254": "bn128", "bls12_381": "bls12381"}
-FR_BYTES = 8 * limbs.FR_LIMBS  # n8r: r is below 2^256 on both curves, so R = 2^256 for Fr
 
 
 def snarkjs_name(curve: Curve) -> str:
     """The curve's name in snarkjs's files (bn128, bls12381)."""
     return SNARKJS_NAMES[curve.name]
-
-
-@dataclass(frozen=True)
-class Coefficients:
-    """Section 4: the non-zero entries of the QAP's A and B matrices, values as stored (c·R² mod r).
-
-    The stored form is kept, so loading converts nothing; :attr:`values` gives the coefficients themselves,
-    computed on demand (vectorised: two Montgomery reductions).
-    """
-
-    matrix: np.ndarray  # int64 (T,): 0 = A, 1 = B
-    constraint: np.ndarray  # int64 (T,): the row
-    signal: np.ndarray  # int64 (T,): the column of z
-    stored: np.ndarray  # uint64 (T, 4): c·R² mod r, canonical limbs
-    modulus: int  # r
-
-    def __len__(self) -> int:
-        return int(self.matrix.shape[0])
-
-    @cached_property
-    def values(self) -> np.ndarray:
-        """(T, 4) canonical limbs of the coefficients c (two Montgomery reductions of the stored values)."""
-        fr = MontgomeryField(self.modulus, FR_BYTES)
-        once = from_montgomery(fr, self.stored.view(np.uint8).reshape(len(self), FR_BYTES))  # c·R
-        return from_montgomery(fr, once.view(np.uint8).reshape(len(self), FR_BYTES))
-
-    @classmethod
-    def from_values(
-        cls, matrix: np.ndarray, constraint: np.ndarray, signal: np.ndarray, values: np.ndarray, modulus: int
-    ) -> Coefficients:
-        """From the coefficients themselves (canonical limbs), storing each as c·R² mod r."""
-        fr = MontgomeryField(modulus, FR_BYTES)
-        once = to_montgomery(fr, values)
-        stored = to_montgomery(fr, once.view("<u8").reshape(len(matrix), 4).astype(np.uint64))
-        return cls(matrix, constraint, signal, stored.view("<u8").reshape(len(matrix), 4).astype(np.uint64), modulus)
 
 
 @dataclass(frozen=True)
@@ -181,8 +145,15 @@ def read_zkey_curve(path: str | os.PathLike[str]) -> Curve:
     return read_zkey_header(path)[0]
 
 
-def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *, check_points: bool = True) -> ZKey:
-    """Read a Groth16 .zkey; ``curve`` (a Curve or a name such as bn128) makes a key for another curve an error."""
+def read_zkey(
+    path: str | os.PathLike[str],
+    curve: Curve | str | None = None,
+    *,
+    check_points: bool = True,
+    host: Backend | None = None,
+) -> ZKey:
+    """Read a Groth16 .zkey; ``curve`` (a Curve or a name such as bn128) makes a key for another curve an error.
+    ``host``: a backend with MONTGOMERY_FORM that decodes the bulk sections (else numpy does, slower)."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
     _check_protocol(file)
     header = file.cursor(2)
@@ -201,7 +172,9 @@ def read_zkey(path: str | os.PathLike[str], curve: Curve | str | None = None, *,
 
     ic = _read_ic(file, g1, num_public)
     coefficients = _read_coefficients(file, key_curve, num_variables, num_public, domain_size)
-    queries = _read_queries(file, key_curve, (num_variables, num_public, domain_size), check_points)
+    if host is not None:
+        coefficients = coefficients.decoded_on(host)
+    queries = _read_queries(file, key_curve, (num_variables, num_public, domain_size), check_points, host)
     a_query, b_g1_query, b_g2_query, l_query, h_query = queries
     return ZKey(
         path=os.fspath(path),
@@ -235,7 +208,7 @@ def _check_protocol(file: BinFile) -> None:
 
 
 def _read_queries(
-    file: BinFile, curve: Curve, sizes: tuple[int, int, int], check_points: bool
+    file: BinFile, curve: Curve, sizes: tuple[int, int, int], check_points: bool, host: Backend | None
 ) -> tuple[PointTable, ...]:
     """Sections 5–9: a_query, b_g1_query, b_g2_query, l_query, h_query, decoded (and checked on the curve and in
     the subgroup with ``check_points``) into limb tables; InvalidPointError names the first bad point's offset."""
@@ -248,34 +221,42 @@ def _read_queries(
 
     def table(section: tuple[Cursor, np.ndarray], decoder: PointDecoder) -> PointTable:
         cursor, raw = section
-        array, bad = decoder.decode(raw, check=check_points)
+        array, bad = decode_table(decoder, raw, check=check_points, host=host)
         if bad is not None:
             offset = cursor.section.offset + bad.index * raw.shape[1]
             raise file.error(f"point {bad.index}: {bad.problem}", cursor.section, offset, InvalidPointError)
         return PointTable(curve, decoder.group, array)
 
     # numpy releases the GIL inside its loops: the five tables decode side by side on as many cores as there are
-    with ThreadPoolExecutor(max_workers=min(len(layout), os.cpu_count() or 1)) as pool:
+    # (a host backend's kernels use every core for each table in turn)
+    with ThreadPoolExecutor(max_workers=1 if host is not None else min(len(layout), os.cpu_count() or 1)) as pool:
         futures = [pool.submit(table, section, entry[1]) for section, entry in zip(sections, layout, strict=True)]
         return tuple(f.result() for f in futures)  # the first error, in order
 
 
-def _read_curve(file: BinFile, header: Cursor, wanted: Curve | str | None) -> Curve:
+def read_base_curve(file: BinFile, header: Cursor, files: str) -> tuple[Curve, int]:
+    """The curve named by a header's n8q and q (a .zkey's, a .ptau's), and where they start; ``files`` says what
+    cuzk reads ("keys", "ptau files") in the error for an unknown prime."""
     start = header.pos
     n8q = header.u32("n8q")
     if n8q == 0 or n8q % 8 or n8q > 64:
         raise file.error(f"n8q = {n8q} is not a positive multiple of 8", header.section, start)
     q = header.integer(n8q, "the base field prime q")
-    key_curve = curve_of_base_prime(q)
-    if key_curve is None:
+    curve = curve_of_base_prime(q)
+    if curve is None:
         raise file.error(
-            f"unknown base field prime q = {q}: cuzk reads keys for bn128 (BN254) and bls12381 (BLS12-381)",
+            f"unknown base field prime q = {q}: cuzk reads {files} for bn128 (BN254) and bls12381 (BLS12-381)",
             header.section,
             start + 4,
             CurveMismatchError,
         )
     if n8q != field_bytes(q):
-        raise file.error(f"n8q = {n8q}, but {key_curve.name} needs {field_bytes(q)}", header.section, start)
+        raise file.error(f"n8q = {n8q}, but {curve.name} needs {field_bytes(q)}", header.section, start)
+    return curve, start
+
+
+def _read_curve(file: BinFile, header: Cursor, wanted: Curve | str | None) -> Curve:
+    key_curve, start = read_base_curve(file, header, "keys")
     r_at = header.pos
     n8r = header.u32("n8r")
     r = header.integer(n8r, "the scalar field prime r") if n8r == field_bytes(key_curve.r) else None
@@ -382,12 +363,14 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
 
 
 __all__ = [
+    "FR_BYTES",
     "GROTH16",
     "MAGIC",
     "VERSION",
     "Coefficients",
     "ZKey",
     "curve_of_scalar_prime",
+    "read_base_curve",
     "read_zkey",
     "read_zkey_curve",
     "read_zkey_header",

@@ -1,5 +1,11 @@
 """Writing a Groth16 .zkey as snarkjs does (the layout is in :mod:`cuzk.formats.zkey`); the key itself is made by
-:func:`cuzk.engine.setup.setup_zkey`."""
+:func:`cuzk.engine.setup.setup_zkey` (one party) or :func:`cuzk.engine.setup_ptau.setup_from_ptau` (from a ceremony).
+
+``snarkjs groth16 setup`` (src/zkey_new.js) writes the sections in the order :data:`SNARKJS_SETUP_ORDER` and ends
+the key with section 10 = the circuit hash (blake2b-512 of the key's points in the uncompressed form of
+:func:`uncompressed`, :mod:`cuzk.engine.setup_ptau`) and no contribution; ``write_zkey(..., order=…,
+circuit_hash=…)`` gives that file byte for byte.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +21,30 @@ from cuzk.formats.r1cs import R1cs
 from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, Coefficients, ZKey
 from cuzk.reference.curves import Point
 
+SECTION_ORDER = tuple(range(1, 11))
+SNARKJS_SETUP_ORDER = (1, 2, 4, 3, 9, 8, 5, 6, 7, 10)  # the order zkey_new.js writes them in
 
-def write_zkey(path: str | os.PathLike[str], key: ZKey) -> None:
-    """Write ``key`` as snarkjs does (tables and rows in snarkjs's domain order, as :class:`ZKey` holds them)."""
+
+def uncompressed(array: np.ndarray) -> bytes:
+    """Canonical affine limbs (n, 2, L) or (n, 2, 2, L) → ffjavascript's uncompressed form, as its
+    ``batchLEMtoU`` writes it: each coordinate big-endian (an Fq2 element c1 then c0: its little-endian bytes
+    reversed whole), infinity all zeros."""
+    n = array.shape[0]
+    data = np.ascontiguousarray(array, dtype="<u8").view(np.uint8).reshape(n, 2, -1)
+    return np.ascontiguousarray(data[:, :, ::-1]).tobytes()
+
+
+def write_zkey(
+    path: str | os.PathLike[str],
+    key: ZKey,
+    *,
+    order: tuple[int, ...] = SECTION_ORDER,
+    circuit_hash: bytes = bytes(64),
+) -> None:
+    """Write ``key`` as snarkjs does (tables and rows in snarkjs's domain order, as :class:`ZKey` holds them), its
+    sections in ``order``, section 10 = ``circuit_hash`` and no contribution."""
+    if sorted(order) != list(SECTION_ORDER) or len(circuit_hash) != 64:
+        raise ValueError("order must list sections 1 … 10 once each, and circuit_hash have 64 bytes")
     curve = key.curve
     n8q, n8r = field_bytes(curve.q), field_bytes(curve.r)
     g1, g2 = PointDecoder(curve, "g1"), PointDecoder(curve, "g2")
@@ -48,10 +75,7 @@ def write_zkey(path: str | os.PathLike[str], key: ZKey) -> None:
         .reshape(-1, 12)
     )
     records[:, 12:] = coefficients.stored.astype("<u8").view(np.uint8).reshape(-1, n8r)
-    write_binfile(
-        path,
-        MAGIC,
-        VERSION,
+    sections = dict(
         [
             (1, struct.pack("<I", GROTH16)),
             (2, header),
@@ -62,9 +86,10 @@ def write_zkey(path: str | os.PathLike[str], key: ZKey) -> None:
             (7, points(g2, key.b_g2_query)),
             (8, points(g1, key.l_query)),
             (9, points(g1, key.h_query)),
-            (10, bytes(64) + struct.pack("<I", 0)),  # no ceremony: an empty contribution list
-        ],
+            (10, circuit_hash + struct.pack("<I", 0)),  # no contribution yet
+        ]
     )
+    write_binfile(path, MAGIC, VERSION, [(i, sections[i]) for i in order])
 
 
 def coefficients_of(r1cs: R1cs) -> Coefficients:
@@ -80,4 +105,4 @@ def coefficients_of(r1cs: R1cs) -> Coefficients:
     return Coefficients.from_values(matrix[order], constraint[order], signal[order], values[order], r1cs.prime)
 
 
-__all__ = ["coefficients_of", "write_zkey"]
+__all__ = ["SECTION_ORDER", "SNARKJS_SETUP_ORDER", "coefficients_of", "uncompressed", "write_zkey"]

@@ -15,27 +15,56 @@ from numba.core import caching
 
 from cuzk.backends.cpu import CpuBackend, jit, warm
 from cuzk.backends.errors import BackendInputError
-from cuzk.backends.protocol import WARM_UP, WORKS, WarmUp, has_capability
+from cuzk.backends.protocol import WARM_UP, WORKS, WarmUp, WorkSizes, has_capability
 from cuzk.backends.registry import get_backend
 from cuzk.engine.warm import warm_up
 from cuzk.reference.curves import BN254
 
 
-def test_share_balances_cost() -> None:
+def test_share_keeps_families_together_and_balances_cost() -> None:
     groups = warm.share(["quotient", "msm_g1", "msm_g2"], 2)
     assert sorted(map(sorted, groups)) == [["msm_g1", "quotient"], ["msm_g2"]]
     assert warm.share(["msm_g1", "quotient"], 8) == [["msm_g1"], ["quotient"]]  # never more groups than tasks
     assert warm.share([], 2) == []
-    costs = [sum(warm.TASKS[n][2] for n in g) for g in warm.share(list(warm.TASKS), 2)]
-    assert max(costs) - min(costs) <= max(cost for _, _, cost in warm.TASKS.values())
+    prove = warm.tasks_of("prove")
+    for group in warm.share(prove, 2) + warm.share(prove, 16):  # a split runs where its Pippenger was compiled
+        assert all(warm.TASKS[name].after in (None, *group[: group.index(name)]) for name in group)
+    sized = warm.share(warm.tasks_of("prove", WorkSizes(g1=1024, g2=663, domain=1024)), 2)
+    assert any({"msm_g2", "small_g2"} <= set(group) for group in sized)  # G2's callees compiled once
+    costs = [warm.group_cost(group) for group in warm.share(prove, 2)]
+    assert max(costs) - min(costs) <= max(warm.group_cost([name]) for name in prove)
+
+
+def test_tasks_follow_the_msm_thresholds() -> None:
+    """A proof's tasks come from the sizes its MSMs dispatch on: Straus below STRAUS_BELOW points, Pippenger from
+    there, the zeros and ones split off from SPLIT_MIN (the cpu backend's own constants)."""
+    from cuzk.backends.cpu.free_scalars import SPLIT_MIN
+    from cuzk.backends.cpu.straus import STRAUS_BELOW
+
+    def msm_tasks(g1: int, g2: int) -> set[str]:
+        names = set(warm.tasks_of("prove", WorkSizes(g1=g1, g2=g2, domain=16)))
+        assert {"small_g1", "small_g2", "sparse", "quotient"} <= names  # the assembly and H, at any size
+        return names - {"small_g1", "small_g2", "sparse", "quotient"}
+
+    assert msm_tasks(STRAUS_BELOW - 1, STRAUS_BELOW - 1) == set()
+    assert msm_tasks(STRAUS_BELOW, STRAUS_BELOW - 1) == {"msm_g1"}
+    assert msm_tasks(SPLIT_MIN - 1, STRAUS_BELOW) == {"msm_g1", "msm_g2"}
+    assert msm_tasks(SPLIT_MIN, SPLIT_MIN - 1) == {"msm_g1", "msm_g2", "split_g1"}
+    assert msm_tasks(SPLIT_MIN, SPLIT_MIN) == set(warm.tasks_of("prove")) - {
+        "small_g1",
+        "small_g2",
+        "sparse",
+        "quotient",
+    }
+    assert "pairing" not in warm.tasks_of("prove") and warm.tasks_of("verify") == ["pairing"]
 
 
 def test_every_work_has_tasks() -> None:
-    works = {work for names, _, _ in warm.TASKS.values() for work in names}
+    works = {work for task in warm.TASKS.values() for work in task.works}
     assert works == set(WORKS)
-    host = {name for name, (names, _, _) in warm.TASKS.items() if "host" in names}
-    assert host == {"small_g1", "small_g2", "sparse", "pairing"}  # beside a device: witness, small MSMs, verifying
-    assert all("prove" in warm.TASKS[name][0] for name in host)
+    assert set(warm.tasks_of("host")) == set(warm.tasks_of("witness") + warm.tasks_of("small_msm"))
+    assert set(warm.tasks_of("host")) == {"small_g1", "small_g2", "sparse"}  # beside a device: witness, small MSMs
+    assert set(warm.tasks_of("host")) <= set(warm.tasks_of("prove"))
 
 
 def test_warm_up_checks_its_arguments() -> None:
@@ -43,6 +72,12 @@ def test_warm_up_checks_its_arguments() -> None:
     assert has_capability(backend, WARM_UP)
     with pytest.raises(BackendInputError, match="unknown work"):
         backend.warm_up(BN254, "dance")
+    with pytest.raises(BackendInputError, match="unknown work"):
+        backend.kernels_ready(BN254, "dance")
+    with pytest.raises(BackendInputError, match="sizes"):
+        backend.kernels_ready(BN254, "prove", sizes=(1, 2, 3))  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="g1"):
+        WorkSizes(g1=-1, g2=0, domain=0)
 
 
 def test_a_backend_without_warm_up_has_nothing_to_wait_for() -> None:
@@ -100,34 +135,42 @@ PROOF_COMPILES_NOTHING = textwrap.dedent(
 
     from cuzk.backends.registry import get_backend
     from cuzk.engine.prover import Prover
-    from cuzk.engine.warm import warm_up
+    from cuzk.engine.warm import proof_sizes, warm_up
     from cuzk.reference.circuits import build
     from cuzk.reference.curves import BN254
     from cuzk.reference.groth16 import generate_random_parameters, verify
+    from cuzk.reference.qap import domain_size
 
-    backend = get_backend("cpu")
-    with warm_up(backend, BN254, "prove") as warming:
+    backend, sized = get_backend("cpu"), sys.argv[1] == "sized"
+    circuit, constraints = ("mimc", 300) if sized else ("bits", 1500)  # bits: zeros and ones, every MSM path
+    cs = build(circuit, BN254.Fr, target_constraints=constraints, seed=1)
+    n = domain_size(cs.num_constraints, cs.num_inputs)
+    sizes = proof_sizes(cs.num_inputs + cs.num_aux, n, n - 1) if sized else None
+    with warm_up(backend, BN254, "prove", sizes) as warming:
         assert warming.started, "an empty cache needs a warm-up"
-        cs = build("bits", BN254.Fr, target_constraints=1500, seed=1)  # zeros and ones: every MSM path
         pk = generate_random_parameters(cs, BN254)  # the reference's setup: no kernel of the backend
         warming.wait()
         assert warming.failures == [], warming.failures
+    assert backend.kernels_ready(BN254, "prove", sizes=sizes)
+    assert backend.kernels_ready(BN254, "prove") is not sized, "a proof below SPLIT_MIN points splits nothing"
     event.register("numba:compile", Listener())
-    proof = Prover(pk, backend).prove(cs)
+    proof = Prover(pk, backend, verify=True).prove(cs)  # the self-check: the reference's pairing until it is ready
     assert verify(pk.vk, cs.input_assignment[1:], proof)
-    assert not warm_up(backend, BN254, "prove").started, "the stamps say the cache is warm"
+    assert not warm_up(backend, BN254, "prove", sizes).started, "the stamps say the cache is warm"
     print("compiled after the warm-up:", compiled)
     sys.exit(1 if compiled else 0)
     """
 )
 
 
-def test_after_the_warm_up_a_proof_compiles_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("case", ["every_path", "sized"])
+def test_after_the_warm_up_a_proof_compiles_nothing(tmp_path: Path, case: str) -> None:
     """The warm-up's tiny calls reach the very signatures a proof uses: with its processes done, a proof in a
-    fresh numba cache loads every kernel (no compile event)."""
+    fresh numba cache loads every kernel (no compile event), its self-check included; "sized": a warm-up given the
+    proof's sizes compiles less (no split path below SPLIT_MIN points) and still all the proof uses."""
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "CUZK_BACKEND": "cpu"}
     done = subprocess.run(
-        [sys.executable, "-c", PROOF_COMPILES_NOTHING], env=env, capture_output=True, text=True, timeout=900
+        [sys.executable, "-c", PROOF_COMPILES_NOTHING, case], env=env, capture_output=True, text=True, timeout=900
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "compiled after the warm-up: []" in done.stdout

@@ -10,7 +10,7 @@ import pytest
 
 from cuzk.backends.opencl import KernelBuildError, OpenCLBackend
 from cuzk.backends.opencl import device as device_module
-from cuzk.backends.protocol import CAPABILITIES, PAIRING, SPARSE
+from cuzk.backends.protocol import CAPABILITIES, MONTGOMERY_FORM, PAIRING, SPARSE
 from cuzk.reference.curves import BN254
 
 BACKEND = OpenCLBackend()
@@ -33,7 +33,8 @@ def test_unavailable_without_pyopencl(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_declares_every_capability() -> None:
-    assert OpenCLBackend.capabilities == CAPABILITIES - {SPARSE, PAIRING}  # the witness side, verifying: the host
+    # the witness side, verifying and reading keys run on the host
+    assert OpenCLBackend.capabilities == CAPABILITIES - {SPARSE, PAIRING, MONTGOMERY_FORM}
     assert (OpenCLBackend.CPU_PRIORITY, OpenCLBackend.GPU_PRIORITY) == (50, 200)
 
 

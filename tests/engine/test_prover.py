@@ -312,15 +312,18 @@ def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
 
 def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
     """host_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
-    thread's chain of doublings), the backend itself otherwise; the opencl prover warms the cpu's MSMs of both
-    groups while it is made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums and over
-    [β]₂, [δ]₂ are the cpu's."""
+    thread's chain of doublings) once its kernels for them are ready (tests/engine/test_warm_ready.py: the device's
+    own before), the backend itself otherwise; the opencl prover warms the cpu's MSMs of both groups while it is
+    made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums and over [β]₂, [δ]₂ are the
+    cpu's."""
     usable_or_skip("opencl")
     usable_or_skip("cpu")
     reference = ReferenceBackend()
     assert host_backend(reference) is reference
     cpu = get_backend("cpu")
     assert host_backend(cpu) is cpu
+    with cpu.warm_up(BN254, "small_msm") as warming:  # stamps the kernels ready (loaded, when the cache holds them)
+        assert warming.wait(timeout=900), warming.failures
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
     prover = Prover(pk, "opencl")
     assert {group: small.name for group, small in prover.assembly.small.items()} == {"g1": "cpu", "g2": "cpu"}

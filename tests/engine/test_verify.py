@@ -8,7 +8,8 @@ import pytest
 
 from cuzk.backends.errors import InputShapeError
 from cuzk.backends.registry import get_backend
-from cuzk.engine.verify import check_made_proof
+from cuzk.engine.verify import check_made_proof, pairing_backend
+from cuzk.engine.verify import verify as engine_verify
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.groth16 import Proof, generate_random_parameters, prove, verify
@@ -59,3 +60,16 @@ def test_pairing_check_validates_its_arrays() -> None:
     with pytest.raises(InputShapeError):
         cpu.pairing_check(BN254, g1, np.zeros((2, 2, 4), np.uint64))  # G2 points need (k, 2, 2, L)
     assert cpu.pairing_check(BN254, g1[:0], np.zeros((0, 2, 2, 4), np.uint64))  # the empty product is 1
+
+
+def test_the_pairing_runs_where_it_is_ready(made) -> None:  # type: ignore[no-untyped-def]
+    """The cpu backend's pairing once its kernels are ready (WARM_UP's kernels_ready), else the reference's; the
+    verifier of ``cuzk groth16 verify`` answers as the reference's, for proofs from anywhere."""
+    curve, vk, public, proof = made
+    cpu = get_backend("cpu")
+    chosen = pairing_backend(cpu, curve)
+    assert chosen.name == ("cpu" if cpu.kernels_ready(curve, "verify") else "reference")
+    assert pairing_backend(get_backend("reference"), curve).name == "reference"
+    assert engine_verify(vk, public, proof)
+    assert not engine_verify(vk, [public[0] + 1, *public[1:]], proof)
+    assert not engine_verify(vk, public, Proof(proof.a, proof.b, proof.c + curve.g1.generator))

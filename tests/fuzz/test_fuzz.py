@@ -1,7 +1,9 @@
 """Fuzzing every parser and decoder: mutations of valid inputs end in a typed error that says what and where, or
 in exactly the result an independent reader gives — never another exception, a hang or a memory blow-up.
 
-The default run gives each target :attr:`~._harness.Target.default_examples` cases (a few hundred per parser);
+The default run gives each target :attr:`~._harness.Target.default_examples` cases (a few hundred per parser), or
+``FUZZ_CASES`` cases when that variable is set (``FUZZ_CASES=10000 pytest tests/fuzz -k test_mutations``: 10,000
+per target, so at least that per parser);
 ``pytest -m slow tests/fuzz`` gives every parser at least 10,000. Targets, mutations and oracles: _targets.py,
 _mutations.py, _oracles.py; the checks made on every case: _harness.py.
 """
@@ -9,6 +11,7 @@ _mutations.py, _oracles.py; the checks made on every case: _harness.py.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -45,9 +48,19 @@ def _fuzz(target: Target, examples: int, folder: Path) -> None:
     print(f"{target.name}: {cases} cases")
 
 
+def case_count(target: Target) -> int:
+    """FUZZ_CASES (a positive integer) when set, else the target's default."""
+    text = os.environ.get("FUZZ_CASES", "").strip()
+    if not text:
+        return target.default_examples
+    if not text.isdigit() or not 0 < int(text) <= 10**7:
+        raise pytest.UsageError(f"FUZZ_CASES={text[:24]!r}: expected a number of cases, 1 … 10000000")
+    return int(text)
+
+
 @pytest.mark.parametrize("target", TARGETS, ids=IDS)
 def test_mutations(target: Target, fuzz_folder: Path) -> None:
-    _fuzz(target, target.default_examples, fuzz_folder)
+    _fuzz(target, case_count(target), fuzz_folder)
 
 
 @pytest.mark.slow

@@ -1,0 +1,156 @@
+"""The host-side capabilities' public methods (field_op, generator_multiples, the sparse products, the stored forms
+of iden3 files, the pairing check), each input validated once before a subclass's hook runs; a mixin of
+:class:`~cuzk.backends.base.BackendBase`, which gives it ``name``, ``_ready``, ``_require`` and ``_check_scalars``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.capabilities import (
+    BINARY_FIELD_OPS,
+    FIELD_OPS,
+    FIXED_BASE,
+    MONTGOMERY_FORM,
+    PAIRING,
+    SPARSE,
+    UNARY_FIELD_OPS,
+    FieldName,
+    KeptScalars,
+    SparseMatrix,
+    check_csr,
+)
+from cuzk.backends.checks import CurveLike, check_group, check_output, check_same_length
+from cuzk.backends.errors import BackendInputError, InputSizeMismatchError, InputTypeError
+from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
+from cuzk.reference.curves import Curve
+
+
+class HostCapabilities:
+    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM and PAIRING: public methods and the hooks they call."""
+
+    if TYPE_CHECKING:
+        name: str
+
+        def _ready(self, curve: CurveLike, capability: str | None = None) -> Curve: ...
+        def _require(self, capability: str | None = None) -> None: ...
+        def _check_scalars(self, curve: Curve, scalars: object, name: str) -> None: ...
+
+    def field_op(
+        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        c = self._ready(curve, FIELD_OPS)
+        if field not in ("fr", "fq"):
+            raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
+        modulus, what = (c.r, "r") if field == "fr" else (c.q, "q")
+        label = f"an {field.capitalize()} element of {c.name}"
+        check_limb_array(a, name="a", inner=(), modulus=modulus, what=label, modulus_name=what)
+        if op in BINARY_FIELD_OPS:
+            if b is None:
+                raise BackendInputError(f"{op} needs a second operand", array="b")
+            check_limb_array(b, name="b", inner=(), modulus=modulus, what=label, modulus_name=what)
+            check_same_length(a, b, ("a", "b"))
+        elif op in UNARY_FIELD_OPS:
+            if b is not None:
+                raise BackendInputError(f"{op} takes one operand", array="b")
+        else:
+            known = ", ".join(BINARY_FIELD_OPS + UNARY_FIELD_OPS)
+            raise BackendInputError(f"unknown operation {op!r}; expected one of {known}", array="op")
+        return check_output(self.name, f"field_op {op}", self._field_op(c, field, op, a, b), a.shape)
+
+    def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
+        c, g = self._ready(curve, FIXED_BASE), check_group(group)
+        check_scalars(c, scalars)
+        shape = (len(scalars), *limbs.point_shape(c, g))
+        return check_output(self.name, "generator_multiples", self._generator_multiples(c, g, scalars), shape)
+
+    def prepare_sparse(
+        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> SparseMatrix:
+        c = self._ready(curve, SPARSE)
+        indptr, columns = check_csr(indptr, columns, num_columns)
+        check_scalars(c, coefficients, "coefficients")
+        check_same_length(columns, coefficients, ("columns", "coefficients"))
+        payload = self._prepare_sparse(c, indptr, columns, coefficients, num_columns)
+        return SparseMatrix(self.name, c, len(indptr) - 1, num_columns, payload)
+
+    def sparse_product(
+        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
+    ) -> np.ndarray:
+        self._require(SPARSE)
+        if not isinstance(matrix, SparseMatrix) or matrix.backend != self.name:
+            raise BackendInputError(
+                f"expected a SparseMatrix prepared by {self.name!r}, got {matrix!r}", array="matrix"
+            )
+        out_rows = matrix.rows if rows is None else rows
+        if out_rows < matrix.rows:
+            raise InputSizeMismatchError(f"{out_rows} output rows for a matrix of {matrix.rows}", array="rows")
+        self._check_scalars(matrix.curve, z, "z")
+        if len(z) < matrix.columns:
+            raise InputSizeMismatchError(f"the matrix has {matrix.columns} columns, z {len(z)} rows", array="z")
+        result = self._sparse_product(matrix, z, out_rows)
+        return check_output(self.name, "sparse_product", result, (out_rows, limbs.FR_LIMBS))
+
+    def points_from_montgomery(
+        self, curve: CurveLike, group: str, stored: np.ndarray, *, check: bool = True
+    ) -> tuple[np.ndarray, int, str]:
+        c = self._ready(curve, MONTGOMERY_FORM)
+        shape = limbs.point_shape(c, group)
+        _check_words(stored, (8 * int(np.prod(shape)),), "stored", np.uint8)
+        out, bad, problem = self._points_from_montgomery(c, group, stored, bool(check))
+        return check_output(self.name, "points_from_montgomery", out, (len(stored), *shape)), int(bad), problem
+
+    def scalars_from_montgomery(self, curve: CurveLike, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:
+        c = self._ready(curve, MONTGOMERY_FORM)
+        _check_words(stored, (limbs.FR_LIMBS,), "stored", np.uint64)
+        if not isinstance(reductions, int) or isinstance(reductions, bool) or not 0 <= reductions <= 4:
+            raise InputTypeError(f"reductions must be an int in 0 … 4, got {reductions!r}", array="reductions")
+        out, bad = self._scalars_from_montgomery(c, stored, reductions)
+        return check_output(self.name, "scalars_from_montgomery", out, (len(stored), limbs.FR_LIMBS)), int(bad)
+
+    def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
+        c = self._ready(curve, PAIRING)
+        g1, g2 = check_points(c, "g1", g1, "g1"), check_points(c, "g2", g2, "g2")
+        check_same_length(g1, g2, ("g1", "g2"))
+        return bool(self._pairing_check(c, g1, g2))
+
+    # --- hooks for subclasses -------------------------------------------------------------------------------------
+
+    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
+        raise NotImplementedError
+
+    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _prepare_sparse(
+        self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> Any:
+        raise NotImplementedError
+
+    def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def _points_from_montgomery(
+        self, curve: Curve, group: str, stored: np.ndarray, check: bool
+    ) -> tuple[np.ndarray, int, str]:
+        raise NotImplementedError
+
+    def _scalars_from_montgomery(self, curve: Curve, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:
+        raise NotImplementedError
+
+    def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
+        raise NotImplementedError
+
+
+def _check_words(array: object, shape: tuple[int, ...], name: str, dtype: type) -> None:
+    """``array`` is a ``dtype`` array of shape (n, *shape): stored values, any (the method reports bad ones)."""
+    if not isinstance(array, np.ndarray) or array.dtype != dtype or array.shape[1:] != shape:
+        got = f"{array.dtype} {array.shape}" if isinstance(array, np.ndarray) else type(array).__name__
+        expected = f"a {np.dtype(dtype).name} array of shape (n, {', '.join(map(str, shape))})"
+        raise InputTypeError(f"expected {expected}, got {got}", array=name)
+
+
+__all__ = ["HostCapabilities"]

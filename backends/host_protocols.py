@@ -1,0 +1,85 @@
+"""The ``Supports…`` protocols of the host-side capabilities (FIELD_OPS, SPARSE, FIXED_BASE, MONTGOMERY_FORM,
+PAIRING): the methods a backend offering one implements. Re-exported by :mod:`cuzk.backends.protocol`."""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from cuzk.backends.capabilities import FieldName, KeptScalars, SparseMatrix
+from cuzk.backends.checks import CurveLike
+
+
+@runtime_checkable
+class SupportsFieldOps(Protocol):
+    """Capability FIELD_OPS."""
+
+    def field_op(
+        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
+    ) -> np.ndarray:
+        """Row-wise ``op`` on canonical limbs of Fr (4 limbs) or Fq (L limbs): add, sub, mul (binary), neg, square,
+        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``."""
+        ...
+
+
+@runtime_checkable
+class SupportsSparse(Protocol):
+    """Capability SPARSE: the witness side of a proof, A·z, B·z and C·z, as sparse matrix–vector products."""
+
+    def prepare_sparse(
+        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+    ) -> SparseMatrix:
+        """A matrix in CSR form: row k's terms are ``columns[indptr[k]:indptr[k + 1]]`` (int64, each below
+        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``; terms are summed in that order."""
+        ...
+
+    def sparse_product(
+        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
+    ) -> np.ndarray:
+        """(rows, 4) canonical limbs: ⟨row k, z⟩ for every row of ``matrix``, zeros after its last row (``rows``
+        defaults to the matrix's rows); z has at least ``matrix.columns`` rows (an array, or kept by this backend)."""
+        ...
+
+
+@runtime_checkable
+class SupportsFixedBase(Protocol):
+    """Capability FIXED_BASE."""
+
+    def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
+        """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i, as (n, 2, L) or (n, 2, 2, L)
+        canonical affine limbs (the identity as zeros): the points of a Groth16 setup."""
+        ...
+
+
+@runtime_checkable
+class SupportsMontgomeryForm(Protocol):
+    """Capability MONTGOMERY_FORM: values as iden3 files (.zkey, .ptau) store them, the little-endian words of
+    a·R mod p with R = 2^(64·L) for L-limb p, made canonical in bulk."""
+
+    def points_from_montgomery(
+        self, curve: CurveLike, group: str, stored: np.ndarray, *, check: bool = True
+    ) -> tuple[np.ndarray, int, str]:
+        """Points as a file stores them, (n, point bytes) uint8 (G1: x‖y, G2: x.c0‖x.c1‖y.c0‖y.c1, each coordinate
+        L little-endian words; all zero for the point at infinity) → (their canonical limbs (n, 2, L) or
+        (n, 2, 2, L), the index of the first bad point or −1, what is wrong with it or ""). A point is bad when a
+        coordinate is not below q or, with ``check``, when it is not on the curve (the subgroup is not checked)."""
+        ...
+
+    def scalars_from_montgomery(self, curve: CurveLike, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:
+        """Fr values stored as (n, 4) uint64 words → (v·R^(−reductions) mod r as canonical limbs, the index of the
+        first value not below r or −1): a .zkey's coefficients are stored as c·R², ``reductions`` 2 gives c."""
+        ...
+
+
+@runtime_checkable
+class SupportsPairing(Protocol):
+    """Capability PAIRING."""
+
+    def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
+        """Whether Π e(g1[i], g2[i]) = 1 for G1 points (k, 2, L) and G2 points (k, 2, 2, L), exactly as the
+        reference's ``pairing_check``; the points are trusted to be on the curve and in their subgroups."""
+        ...
+
+
+__all__ = ["SupportsFieldOps", "SupportsFixedBase", "SupportsMontgomeryForm", "SupportsPairing", "SupportsSparse"]

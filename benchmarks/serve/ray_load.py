@@ -1,0 +1,68 @@
+"""Load on ``cuzk serve --ray`` beside the embedded server, in the same run: N concurrent clients proving with one
+key over HTTP, against the server with its local worker, then against the same server proving on Ray actors.
+
+    python benchmarks/serve/ray_load.py [--curve bn|bls] [--clients 1 4 16] [--requests 200] [--ray-workers 2]
+                                        [--ray auto|ADDRESS] [--backend cpu]
+
+``--ray auto`` (the default) starts a local Ray instance for the server (or joins the one running on this machine).
+Prints the seconds each server took to start, the proofs/s and the latency percentiles (request to reply) at each
+concurrency, and a Markdown table. Every reply's proof is checked after the timed run (load.py's ``load``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from common import Server, machine, make_keys, today  # run as a script: its folder is on sys.path
+from load import load, percentile
+
+
+def measure(args: argparse.Namespace, base: Path, how: str, extra: list[str]) -> list[tuple[str, float, list[float]]]:
+    """Start a server with ``extra`` options, warm it, then the load at each concurrency: (row name, proofs/s,
+    latencies) per concurrency."""
+    keys = make_keys(base / f"keys-{len(extra)}", args.curve)
+    server = Server(keys, base / f"state-{len(extra)}", args.backend, "--queue", "1024", *extra)
+    began = time.perf_counter()
+    url = server.start()
+    print(f"{how}: started in {time.perf_counter() - began:.1f} s", flush=True)
+    rows = []
+    try:
+        asyncio.run(load(url, args.curve, 2, 10))  # every worker's first proofs pay numba's dispatch
+        for clients in args.clients:
+            wall, latencies = asyncio.run(load(url, args.curve, clients, args.requests))
+            rows.append((f"{how}, {clients} client(s)", args.requests / wall, latencies))
+            print(f"{how}, {clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
+    finally:
+        server.stop()
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--curve", choices=["bn", "bls"], default="bn")
+    parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--ray-workers", type=int, default=2)
+    parser.add_argument("--ray", default="auto", metavar="auto|ADDRESS")
+    parser.add_argument("--backend", default="cpu")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        base = Path(folder)
+        rows = measure(args, base, "embedded, 1 worker", [])
+        ray = ["--ray", args.ray, "--ray-workers", str(args.ray_workers)]
+        rows += measure(args, base, f"--ray, {args.ray_workers} {args.backend} actors", ray)
+    print(f"\n{today()}, {machine()}; backend {args.backend}, the {args.curve} fixture (50 constraints)")
+    print("command: python benchmarks/serve/ray_load.py " + " ".join(sys.argv[1:]))
+    print("\n| how | proofs/s | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
+    for how, rate, latencies in rows:
+        cells = " | ".join(f"{1000 * percentile(latencies, q):.0f}" for q in (0.5, 0.9, 0.99))
+        print(f"| {how} | {rate:.1f} | {cells} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,85 @@
+"""A request's witness, checked against its key before the job is accepted, kept as .wtns bytes.
+
+A client sends either the .wtns file circom's witness calculator writes (``application/octet-stream``) or the
+witness as JSON decimal strings (``{"key": …, "witness": ["1", "33", …]}``, what ``snarkjs wtns export json``
+writes). Both are checked as ``cuzk groth16 prove`` checks a .wtns file — the field is the key's, the count is
+the key's number of signals, every value below r, the first value 1 — and both are kept (in the queue, in the
+journal) as .wtns bytes, which is what a worker reads again after a restart.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.formats.r1cs import check_witness_matches
+from cuzk.formats.wtns import MAGIC, VERSION, Witness, read_wtns
+from cuzk.reference.errors import CuzkError
+from cuzk.serve.errors import UnprocessableError
+
+REQUEST = "the witness"  # how messages name the witness of a request (it has no file name)
+
+
+def encode_wtns(prime: int, values: np.ndarray) -> bytes:
+    """The .wtns file (version 2) of ``values``, (count, limbs) uint64 canonical limbs over ``prime``."""
+    n8 = 8 * limbs.limb_count(prime)
+    header = struct.pack("<I", n8) + prime.to_bytes(n8, "little") + struct.pack("<I", len(values))
+    body = np.ascontiguousarray(values, dtype="<u8").tobytes()
+    parts = [MAGIC, struct.pack("<II", VERSION, 2)]
+    for section, content in ((1, header), (2, body)):
+        parts += [struct.pack("<IQ", section, len(content)), content]
+    return b"".join(parts)
+
+
+def read_wtns_bytes(data: bytes, prime: int, count: int, key: str, scratch: str | None = None) -> Witness:
+    """The witness of the .wtns bytes ``data``, checked (as a .wtns file is) to be over ``prime`` with ``count``
+    values (the key ``key``'s); UnprocessableError naming the problem otherwise. The bytes go through a temporary
+    file in ``scratch`` (the .wtns reader maps a file), removed at once."""
+    with tempfile.NamedTemporaryFile(dir=scratch, prefix="request-", suffix=".wtns") as file:
+        file.write(data)
+        file.flush()
+        try:
+            witness = read_wtns(file.name)
+            check_witness_matches(witness, prime, count, f"key {key!r}")
+        except CuzkError as exc:
+            raise UnprocessableError(str(exc).replace(f"{file.name}: ", "").replace(file.name, REQUEST)) from None
+    return Witness(REQUEST, witness.prime, witness.values)
+
+
+def witness_of_json(values: Any, prime: int, count: int, key: str) -> Witness:
+    """The witness of a JSON list of decimal strings, checked as :func:`read_wtns_bytes` checks a file: the count
+    first (no value is converted before), then each value's form, its size (< prime) and z_0 = 1."""
+    if not isinstance(values, list):
+        raise UnprocessableError('"witness" must be a list of decimal strings (snarkjs wtns export json)')
+    if len(values) != count:
+        raise UnprocessableError(f"{REQUEST} has {len(values)} values, but key {key!r} expects {count}")
+    digits = len(str(prime))
+    numbers = []
+    for i, value in enumerate(values):
+        if not isinstance(value, str) or not value.isascii() or not value.isdigit() or len(value) > digits:
+            shown = repr(value)[:40]
+            raise UnprocessableError(
+                f"{REQUEST}: value {i} is {shown}, not a decimal string of at most {digits} digits"
+            )
+        number = int(value)
+        if number >= prime:
+            raise UnprocessableError(f"{REQUEST}: value {i} is not in the field of key {key!r}: it is ≥ r = {prime}")
+        numbers.append(number)
+    if count and numbers[0] != 1:
+        raise UnprocessableError(f"{REQUEST}: value 0 must be the constant 1")
+    return Witness(REQUEST, prime, limbs.ints_to_limbs(numbers, limbs.limb_count(prime)))
+
+
+def scratch_folder(state: str) -> str:
+    """The state directory's folder for request temporaries (made when missing)."""
+    folder = os.path.join(state, "tmp")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+__all__ = ["REQUEST", "encode_wtns", "read_wtns_bytes", "scratch_folder", "witness_of_json"]

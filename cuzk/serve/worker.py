@@ -1,0 +1,163 @@
+"""One worker per device: a prover per key, prepared once, and a two-stage pipeline over the shared queue.
+
+:class:`DeviceProver` is the device's part, with no queue and no HTTP: a :class:`~cuzk.engine.zkey.ZkeyProver` per
+registered key (the bases resident on the device, or in memory on the cpu backend, for every proof), and
+:meth:`~DeviceProver.prepare` / :meth:`~DeviceProver.prove`, or both in :meth:`~DeviceProver.prove_wtns`. It is what
+a remote actor (a Ray actor, one per GPU) wraps: plain arguments in, a JSON-ready result out.
+
+:class:`Worker` runs a DeviceProver on two threads, as the engine's pipeline does (:mod:`cuzk.engine.pipeline`):
+the *stage* thread takes the next job, claims it, parses and checks its witness and makes A·z, B·z, C·z (staged on
+the device) while the *prove* thread runs the current proof (B_G2 on its own thread, as the engine does). A job
+that fails (a bad witness, a witness that does not satisfy the circuit) fails alone: the worker goes on.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from cuzk.backends import limbs
+from cuzk.backends.protocol import Backend
+from cuzk.engine.timing import Recorder
+from cuzk.engine.witness import Assignment
+from cuzk.engine.zkey import ZkeyProver
+from cuzk.errors import ProofSelfCheckError
+from cuzk.formats import snarkjs_json
+from cuzk.formats.wtns import Witness
+from cuzk.reference.errors import CuzkError
+from cuzk.serve.errors import ServeError, UnprocessableError
+from cuzk.serve.jobs import DONE, FAILED, Job, JobQueue, Outcome
+from cuzk.serve.keys import KeyRegistry
+from cuzk.serve.witness import read_wtns_bytes
+
+SPANS_KEPT = 4096  # spans each prover's recorder keeps (its memory stays flat over days)
+POLL = 0.2  # seconds a stage thread waits on the queue before looking whether it was closed
+
+
+@dataclass
+class Prepared:
+    """A witness ready to prove: its key, A·z, B·z, C·z (staged) and its public signals."""
+
+    key: str
+    assignment: Assignment
+    public: list[int]
+
+
+class DeviceProver:
+    """The provers of one device (``backend``, an object or a name), one per key of ``registry``. Every proof is
+    checked against the key's verifying key before it is returned (the engine's self-check)."""
+
+    def __init__(self, registry: KeyRegistry, backend: Backend | str | None, *, scratch: str | None = None) -> None:
+        self.registry, self.scratch = registry, scratch
+        self.provers: dict[str, ZkeyProver] = {}
+        self._cursors: dict[str, int] = {}
+        self._spans_lock = threading.Lock()
+        for name, entry in registry.entries.items():
+            prover = ZkeyProver(entry.zkey, backend, verify=True, recorder=Recorder(limit=SPANS_KEPT))
+            self.provers[name], self._cursors[name] = prover, prover.recorder.mark()
+        self.backend_name = next(iter(self.provers.values())).backend.name
+
+    def prepare(self, key: str, wtns: bytes, witness: Witness | None = None) -> Prepared:
+        """Parse and check the witness (``witness`` when the caller already did), then A·z, B·z, C·z, staged."""
+        entry = self.registry.get(key)
+        if witness is None:
+            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key, self.scratch)
+        prover = self.provers[key]
+        assignment = prover.stage(prover.assign(witness.values, prover.key_qap))
+        public = limbs.limbs_to_ints(assignment.z[1 : entry.zkey.num_public + 1])
+        return Prepared(key, assignment, public)
+
+    def prove(self, prepared: Prepared) -> dict[str, Any]:
+        """The proof of a prepared witness, verified, as ``{"proof": proof.json, "public": public.json}``."""
+        prover, w = self.provers[prepared.key], prepared.assignment
+        try:
+            proof = prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept, abc_kept=w.abc_kept)
+        except ProofSelfCheckError:
+            raise UnprocessableError(
+                f"the witness does not satisfy the circuit of key {prepared.key!r}: the proof made with it does "
+                "not verify"
+            ) from None
+        return {"proof": snarkjs_json.proof_to_json(proof), "public": [str(v) for v in prepared.public]}
+
+    def prove_wtns(self, key: str, wtns: bytes) -> dict[str, Any]:
+        """Both steps for one witness given as .wtns bytes: the call a remote actor makes."""
+        return self.prove(self.prepare(key, wtns))
+
+    def spans(self, key: str) -> list[tuple[str, float]]:
+        """The engine-level (phase, seconds) recorded for ``key`` since the last call (each span once)."""
+        with self._spans_lock:
+            recorder = self.provers[key].recorder
+            found = recorder.since(self._cursors[key])
+            self._cursors[key] = recorder.mark()
+        return [(span.name, span.seconds) for span in found if span.level == "engine"]
+
+
+@dataclass
+class Hooks:
+    """What a worker tells the service: ``claim`` (False: skip the job, it was cancelled), ``finish`` with the
+    outcome, ``observe`` the phases of a key's latest work."""
+
+    claim: Callable[[Job], bool]
+    finish: Callable[[Job, Outcome], None]
+    observe: Callable[[str, list[tuple[str, float]]], None]
+
+
+class Worker:
+    """A DeviceProver on a stage thread and a prove thread, pulling from ``jobs`` until it is closed; the jobs it
+    claimed are finished before :meth:`join` returns."""
+
+    def __init__(self, name: str, device: DeviceProver, jobs: JobQueue, hooks: Hooks) -> None:
+        self.name, self.device, self.jobs, self.hooks = name, device, jobs, hooks
+        self._handoff: queue.Queue[tuple[Job, Prepared] | None] = queue.Queue(maxsize=1)
+        self._threads = [
+            threading.Thread(target=self._stage, name=f"{name}-stage", daemon=True),
+            threading.Thread(target=self._prove, name=f"{name}-prove", daemon=True),
+        ]
+
+    def start(self) -> None:
+        for thread in self._threads:
+            thread.start()
+
+    def join(self, timeout: float | None = None) -> None:
+        for thread in self._threads:
+            thread.join(timeout)
+
+    def _stage(self) -> None:
+        while not self.jobs.closed:
+            job = self.jobs.get(POLL)
+            if job is None or not self.hooks.claim(job):
+                continue
+            try:
+                prepared = self.device.prepare(job.key, job.wtns, job.witness)
+            except Exception as exc:  # a bad witness fails its job alone
+                self.hooks.finish(job, failure(exc))
+                continue
+            job.witness = None  # the limbs live on in the assignment; the queue's copy is not needed
+            self._handoff.put((job, prepared))
+        self._handoff.put(None)
+
+    def _prove(self) -> None:
+        while (item := self._handoff.get()) is not None:
+            job, prepared = item
+            try:
+                outcome = Outcome(DONE, result=self.device.prove(prepared))
+            except Exception as exc:
+                outcome = failure(exc)
+            self.hooks.finish(job, outcome)
+            self.hooks.observe(job.key, self.device.spans(job.key))
+
+
+def failure(exc: BaseException) -> Outcome:
+    """The outcome of a job that raised ``exc``: its message and status for a refusal (422 for the engine's), else
+    an internal error (500)."""
+    if isinstance(exc, ServeError):
+        return Outcome(FAILED, error=str(exc), http=exc.status)
+    if isinstance(exc, CuzkError):  # the engine's refusal of this witness
+        return Outcome(FAILED, error=str(exc), http=UnprocessableError.status)
+    return Outcome(FAILED, error=f"internal error: {type(exc).__name__}: {exc}", http=500)
+
+
+__all__ = ["POLL", "DeviceProver", "Hooks", "Prepared", "Worker", "failure"]
