@@ -10,14 +10,9 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
 from cuzk.formats.montgomery import MontgomeryField, from_montgomery, to_montgomery
-from cuzk.reference.curves import CURVES, Curve
+from cuzk.reference.curves import Curve
 
 FR_BYTES = 8 * limbs.FR_LIMBS  # n8r: r is below 2^256 on both curves, so R = 2^256 for Fr
-
-
-def curve_of_scalar_field(r: int) -> Curve:
-    """The curve whose Fr has order ``r``."""
-    return next(c for c in CURVES.values() if c.r == r)
 
 
 @dataclass(frozen=True)
@@ -44,9 +39,9 @@ class Coefficients:
         once = from_montgomery(fr, self.stored.view(np.uint8).reshape(len(self), FR_BYTES))  # c·R
         return from_montgomery(fr, once.view(np.uint8).reshape(len(self), FR_BYTES))
 
-    def decoded_on(self, host: Backend) -> Coefficients:
+    def decoded_on(self, host: Backend, curve: Curve) -> Coefficients:
         """These coefficients with :attr:`values` computed by ``host``'s MONTGOMERY_FORM (on every core)."""
-        values, bad = host.scalars_from_montgomery(curve_of_scalar_field(self.modulus), self.stored, 2)
+        values, bad = host.scalars_from_montgomery(curve, self.stored, 2)
         if bad >= 0:
             raise ValueError(f"coefficient {bad} is not reduced modulo r")  # the reader checked them all before
         self.__dict__["values"] = values  # what the cached property would compute
@@ -63,4 +58,4 @@ class Coefficients:
         return cls(matrix, constraint, signal, stored.view("<u8").reshape(len(matrix), 4).astype(np.uint64), modulus)
 
 
-__all__ = ["FR_BYTES", "Coefficients", "curve_of_scalar_field"]
+__all__ = ["FR_BYTES", "Coefficients"]

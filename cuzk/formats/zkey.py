@@ -173,7 +173,7 @@ def read_zkey(
     ic = _read_ic(file, g1, num_public)
     coefficients = _read_coefficients(file, key_curve, num_variables, num_public, domain_size)
     if host is not None:
-        coefficients = coefficients.decoded_on(host)
+        coefficients = coefficients.decoded_on(host, key_curve)
     queries = _read_queries(file, key_curve, (num_variables, num_public, domain_size), check_points, host)
     a_query, b_g1_query, b_g2_query, l_query, h_query = queries
     return ZKey(
