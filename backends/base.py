@@ -20,6 +20,7 @@ from cuzk.backends.capabilities import (
     MSM_BATCH,
     PREPARED_BASES,
     REDUCTIONS,
+    STORED_BASES,
     WARM_UP,
     KeptScalars,
     PreparedBases,
@@ -101,10 +102,26 @@ class BackendBase(HostCapabilities):
 
     # --- optional capabilities ------------------------------------------------------------------------------------
 
-    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases:
+    def prepare_bases(
+        self, curve: CurveLike, group: str, bases: np.ndarray, *, uses: int | None = None
+    ) -> PreparedBases:
         c, g = self._ready(curve, PREPARED_BASES), check_group(group)
         check_points(c, g, bases)
-        return PreparedBases(self.name, c, g, len(bases), self._prepare_bases(c, g, bases))
+        return PreparedBases(self.name, c, g, len(bases), self._prepare_bases_for(c, g, bases, check_uses(uses)))
+
+    def prepare_stored_bases(
+        self, curve: CurveLike, group: str, stored: np.ndarray, *, check: bool = True, uses: int | None = None
+    ) -> tuple[PreparedBases | None, int]:
+        c, g = self._ready(curve, STORED_BASES), check_group(group)
+        self._require(PREPARED_BASES)
+        width = 8 * int(np.prod(limbs.point_shape(c, g)))
+        if not isinstance(stored, np.ndarray) or stored.dtype != np.uint8 or stored.shape[1:] != (width,):
+            got = f"{stored.dtype} {stored.shape}" if isinstance(stored, np.ndarray) else type(stored).__name__
+            raise InputTypeError(f"expected a uint8 array of shape (n, {width}), got {got}", array="stored")
+        payload, bad = self._prepare_stored_bases(c, g, stored, bool(check), check_uses(uses))
+        if bad >= 0:
+            return None, int(bad)
+        return PreparedBases(self.name, c, g, len(stored), payload), -1
 
     def msm_prepared(
         self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, *, window: int | None = None
@@ -231,6 +248,15 @@ class BackendBase(HostCapabilities):
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, window: int | None) -> np.ndarray:
         raise NotImplementedError
 
+    def _prepare_bases_for(self, curve: Curve, group: str, bases: np.ndarray, uses: int | None) -> Any:
+        """``_prepare_bases`` told how many MSMs the bases will serve (None: many); by default the hint is unused."""
+        return self._prepare_bases(curve, group, bases)
+
+    def _prepare_stored_bases(
+        self, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
+    ) -> tuple[Any, int]:
+        raise NotImplementedError
+
     def _msm_batch(
         self,
         curve: Curve,
@@ -296,6 +322,15 @@ class BackendBase(HostCapabilities):
             raise BackendInputError(
                 f"prepared by backend {handle.backend!r}, cannot be used by {self.name!r}", array=name
             )
+
+
+def check_uses(uses: object) -> int | None:
+    """The ``uses`` hint of prepare_bases: None (many MSMs) or an int ≥ 1."""
+    if uses is None:
+        return None
+    if not isinstance(uses, int) or isinstance(uses, bool) or uses < 1:
+        raise InputTypeError(f"uses must be None or an int ≥ 1, got {uses!r}", array="uses")
+    return uses
 
 
 __all__ = ["BackendBase", "check_csr"]

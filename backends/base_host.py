@@ -1,6 +1,7 @@
 """The host-side capabilities' public methods (field_op, generator_multiples, the sparse products, the stored forms
-of iden3 files, the pairing check), each input validated once before a subclass's hook runs; a mixin of
-:class:`~cuzk.backends.base.BackendBase`, which gives it ``name``, ``_ready``, ``_require`` and ``_check_scalars``.
+of iden3 files, the pairing check, the NTT over points), each input validated once before a subclass's hook runs; a
+mixin of :class:`~cuzk.backends.base.BackendBase`, which gives it ``name``, ``_ready``, ``_require`` and
+``_check_scalars``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from cuzk.backends.capabilities import (
     BINARY_FIELD_OPS,
     FIELD_OPS,
     FIXED_BASE,
+    KEPT_SCALARS,
     MONTGOMERY_FORM,
     PAIRING,
+    POINT_NTT,
     SPARSE,
     UNARY_FIELD_OPS,
     FieldName,
@@ -23,14 +26,15 @@ from cuzk.backends.capabilities import (
     SparseMatrix,
     check_csr,
 )
-from cuzk.backends.checks import CurveLike, check_group, check_output, check_same_length
+from cuzk.backends.checks import CurveLike, check_domain, check_group, check_output, check_same_length
 from cuzk.backends.errors import BackendInputError, InputSizeMismatchError, InputTypeError
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 from cuzk.reference.curves import Curve
 
 
 class HostCapabilities:
-    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM and PAIRING: public methods and the hooks they call."""
+    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM, PAIRING and POINT_NTT: public methods and the hooks they
+    call."""
 
     if TYPE_CHECKING:
         name: str
@@ -38,28 +42,57 @@ class HostCapabilities:
         def _ready(self, curve: CurveLike, capability: str | None = None) -> Curve: ...
         def _require(self, capability: str | None = None) -> None: ...
         def _check_scalars(self, curve: Curve, scalars: object, name: str) -> None: ...
+        def _checked_kept(self, method: str, kept: object, rows: int) -> KeptScalars: ...
+        def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars: ...
 
     def field_op(
-        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
-    ) -> np.ndarray:
+        self,
+        curve: CurveLike,
+        field: FieldName,
+        op: str,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars | None = None,
+        *,
+        keep: bool = False,
+    ) -> Any:
+        if keep or isinstance(a, KeptScalars) or isinstance(b, KeptScalars):
+            return self._field_op_keeping(curve, field, op, a, b, keep)
         c = self._ready(curve, FIELD_OPS)
         if field not in ("fr", "fq"):
             raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
         modulus, what = (c.r, "r") if field == "fr" else (c.q, "q")
         label = f"an {field.capitalize()} element of {c.name}"
         check_limb_array(a, name="a", inner=(), modulus=modulus, what=label, modulus_name=what)
-        if op in BINARY_FIELD_OPS:
-            if b is None:
-                raise BackendInputError(f"{op} needs a second operand", array="b")
+        _check_operands(op, b)
+        if b is not None:
             check_limb_array(b, name="b", inner=(), modulus=modulus, what=label, modulus_name=what)
             check_same_length(a, b, ("a", "b"))
-        elif op in UNARY_FIELD_OPS:
-            if b is not None:
-                raise BackendInputError(f"{op} takes one operand", array="b")
-        else:
-            known = ", ".join(BINARY_FIELD_OPS + UNARY_FIELD_OPS)
-            raise BackendInputError(f"unknown operation {op!r}; expected one of {known}", array="op")
         return check_output(self.name, f"field_op {op}", self._field_op(c, field, op, a, b), a.shape)
+
+    def _field_op_keeping(
+        self,
+        curve: CurveLike,
+        field: str,
+        op: str,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars | None,
+        keep: bool,
+    ) -> Any:
+        """field_op on operands kept by this backend (or arrays), the result kept here too with ``keep`` (else an
+        array). Kept values are scalars, so the field is Fr."""
+        c = self._ready(curve, FIELD_OPS)
+        self._require(KEPT_SCALARS)
+        if field != "fr":
+            raise BackendInputError(f"kept values are Fr scalars; field {field!r} cannot keep them", array="field")
+        _check_operands(op, b)
+        self._check_scalars(c, a, "a")
+        if b is not None:
+            self._check_scalars(c, b, "b")
+            check_same_length(a, b, ("a", "b"))
+        kept = self._checked_kept(f"field_op {op}", self._field_op_kept(c, op, a, b), len(a))
+        if keep:
+            return kept
+        return check_output(self.name, f"field_op {op}", self._kept_rows(kept), (len(a), limbs.FR_LIMBS))
 
     def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
         c, g = self._ready(curve, FIXED_BASE), check_group(group)
@@ -78,9 +111,11 @@ class HostCapabilities:
         return SparseMatrix(self.name, c, len(indptr) - 1, num_columns, payload)
 
     def sparse_product(
-        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
-    ) -> np.ndarray:
+        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None, keep: bool = False
+    ) -> Any:
         self._require(SPARSE)
+        if keep:
+            self._require(KEPT_SCALARS)
         if not isinstance(matrix, SparseMatrix) or matrix.backend != self.name:
             raise BackendInputError(
                 f"expected a SparseMatrix prepared by {self.name!r}, got {matrix!r}", array="matrix"
@@ -91,6 +126,8 @@ class HostCapabilities:
         self._check_scalars(matrix.curve, z, "z")
         if len(z) < matrix.columns:
             raise InputSizeMismatchError(f"the matrix has {matrix.columns} columns, z {len(z)} rows", array="z")
+        if keep:
+            return self._checked_kept("sparse_product", self._sparse_product_kept(matrix, z, out_rows), out_rows)
         result = self._sparse_product(matrix, z, out_rows)
         return check_output(self.name, "sparse_product", result, (out_rows, limbs.FR_LIMBS))
 
@@ -117,6 +154,15 @@ class HostCapabilities:
         check_same_length(g1, g2, ("g1", "g2"))
         return bool(self._pairing_check(c, g1, g2))
 
+    def point_ntt(
+        self, curve: CurveLike, group: str, points: np.ndarray, omega: int, *, inverse: bool = False
+    ) -> np.ndarray:
+        c, g = self._ready(curve, POINT_NTT), check_group(group)
+        points = check_points(c, g, points, "points")
+        check_domain(c, len(points), "points")
+        _check_root(c, omega, len(points))
+        return check_output(self.name, "point_ntt", self._point_ntt(c, g, points, omega, bool(inverse)), points.shape)
+
     # --- hooks for subclasses -------------------------------------------------------------------------------------
 
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
@@ -133,6 +179,27 @@ class HostCapabilities:
     def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
         raise NotImplementedError
 
+    def _sparse_product_kept(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> KeptScalars:
+        """The products kept by this backend: by default computed as an array, then kept (a device keeps them where
+        it computed them)."""
+        return self._keep_scalars(matrix.curve, self._sparse_product(matrix, z, rows))
+
+    def _field_op_kept(
+        self, curve: Curve, op: str, a: np.ndarray | KeptScalars, b: np.ndarray | KeptScalars | None
+    ) -> KeptScalars:
+        """``op`` over Fr on kept operands, kept: by default on their rows as arrays, then kept."""
+        rows = self._field_op(curve, "fr", op, self._kept_rows(a), None if b is None else self._kept_rows(b))
+        return self._keep_scalars(curve, rows)
+
+    def _kept_rows(self, scalars: np.ndarray | KeptScalars) -> np.ndarray:
+        """The rows of scalars given as an array or kept by this backend, as an array (a host backend keeps an
+        array; a device overrides this)."""
+        if not isinstance(scalars, KeptScalars):
+            return scalars
+        if not isinstance(scalars.payload, np.ndarray):
+            raise NotImplementedError(f"backend {self.name!r} keeps {type(scalars.payload).__name__}, not arrays")
+        return scalars.payload[scalars.first : scalars.first + scalars.n]
+
     def _points_from_montgomery(
         self, curve: Curve, group: str, stored: np.ndarray, check: bool
     ) -> tuple[np.ndarray, int, str]:
@@ -144,6 +211,9 @@ class HostCapabilities:
     def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
         raise NotImplementedError
 
+    def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+        raise NotImplementedError
+
 
 def _check_words(array: object, shape: tuple[int, ...], name: str, dtype: type) -> None:
     """``array`` is a ``dtype`` array of shape (n, *shape): stored values, any (the method reports bad ones)."""
@@ -151,6 +221,27 @@ def _check_words(array: object, shape: tuple[int, ...], name: str, dtype: type) 
         got = f"{array.dtype} {array.shape}" if isinstance(array, np.ndarray) else type(array).__name__
         expected = f"a {np.dtype(dtype).name} array of shape (n, {', '.join(map(str, shape))})"
         raise InputTypeError(f"expected {expected}, got {got}", array=name)
+
+
+def _check_operands(op: str, b: object) -> None:
+    """A field operation's name, and its second operand given exactly when the operation is binary."""
+    if op in BINARY_FIELD_OPS:
+        if b is None:
+            raise BackendInputError(f"{op} needs a second operand", array="b")
+    elif op in UNARY_FIELD_OPS:
+        if b is not None:
+            raise BackendInputError(f"{op} takes one operand", array="b")
+    else:
+        known = ", ".join(BINARY_FIELD_OPS + UNARY_FIELD_OPS)
+        raise BackendInputError(f"unknown operation {op!r}; expected one of {known}", array="op")
+
+
+def _check_root(curve: Curve, omega: object, n: int) -> None:
+    """ω an int in 0 … r − 1 and, for n ≥ 1 points, a primitive n-th root of unity of Fr; else BackendInputError."""
+    if not isinstance(omega, int) or isinstance(omega, bool) or not 0 <= omega < curve.r:
+        raise InputTypeError(f"omega must be an int in 0 … r − 1 of {curve.name}, got {omega!r}", array="omega")
+    if n and (pow(omega, n, curve.r) != 1 or (n > 1 and pow(omega, n // 2, curve.r) == 1)):
+        raise BackendInputError(f"omega is not a primitive {n}-th root of unity of {curve.name}'s Fr", array="omega")
 
 
 __all__ = ["HostCapabilities"]

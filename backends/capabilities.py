@@ -34,9 +34,11 @@ DEVICE = "device"  # computes on a device beside the host: host-side work (small
 WARM_UP = "warm_up"  # warm_up: the kernels of a kind of work compiled (or loaded) in the background, ahead of use
 PAIRING = "pairing"  # pairing_check: whether Π e(P_i, Q_i) = 1 (the equation of a Groth16 verification)
 MONTGOMERY_FORM = "montgomery_form"  # points_/scalars_from_montgomery: iden3 files' stored values made canonical
+POINT_NTT = "point_ntt"  # point_ntt: the NTT over G1/G2 points (a ptau's Lagrange bases, prepare phase2)
+STORED_BASES = "stored_bases"  # prepare_stored_bases: a .zkey's stored words prepared (and checked) as they are
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
-    | {WARM_UP, PAIRING, MONTGOMERY_FORM}
+    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
@@ -153,10 +155,30 @@ class WarmUp:
 class SupportsPreparedBases(Protocol):
     """Capability PREPARED_BASES."""
 
-    def prepare_bases(self, curve: CurveLike, group: str, bases: np.ndarray) -> PreparedBases: ...
+    def prepare_bases(
+        self, curve: CurveLike, group: str, bases: np.ndarray, *, uses: int | None = None
+    ) -> PreparedBases:
+        """The bases made ready for many MSMs. ``uses``: how many MSMs the caller expects over them (None: many, a
+        server's); a backend may skip precomputation that pays off only over many (a one-shot command's key)."""
+        ...
 
     def msm_prepared(self, handle: PreparedBases, scalars: np.ndarray, *, window: int | None = None) -> np.ndarray:
         """The MSM of the prepared bases with ``scalars`` (same length as the bases)."""
+        ...
+
+
+@runtime_checkable
+class SupportsStoredBases(Protocol):
+    """Capability STORED_BASES (with PREPARED_BASES): bases prepared from the words a file stores them as."""
+
+    def prepare_stored_bases(
+        self, curve: CurveLike, group: str, stored: np.ndarray, *, check: bool = True, uses: int | None = None
+    ) -> tuple[PreparedBases | None, int]:
+        """Bases from a .zkey's stored rows: (n, point bytes) uint8, each point's affine coordinates in Montgomery
+        form (R = 2^(64·L)), the point at infinity all zeros, as snarkjs writes them; the backend keeps them in that
+        form (a device's own), checking with ``check`` that every coordinate is below q and every point on its
+        curve; ``uses`` as for prepare_bases. Returns (the prepared bases, −1), or (None, the index of the first bad
+        point)."""
         ...
 
 
@@ -302,9 +324,11 @@ __all__ = [
     "MONTGOMERY_FORM",
     "MSM_BATCH",
     "PAIRING",
+    "POINT_NTT",
     "PREPARED_BASES",
     "REDUCTIONS",
     "SPARSE",
+    "STORED_BASES",
     "TIMINGS",
     "UNARY_FIELD_OPS",
     "WARM_UP",
@@ -319,6 +343,7 @@ __all__ = [
     "SupportsKeptScalars",
     "SupportsMsmBatch",
     "SupportsPreparedBases",
+    "SupportsStoredBases",
     "SupportsTimings",
     "SupportsWarmUp",
     "WarmUp",

@@ -1,5 +1,5 @@
 """The ``Supports…`` protocols of the host-side capabilities (FIELD_OPS, SPARSE, FIXED_BASE, MONTGOMERY_FORM,
-PAIRING): the methods a backend offering one implements. Re-exported by :mod:`cuzk.backends.protocol`."""
+PAIRING, POINT_NTT): the methods a backend offering one implements. Re-exported by :mod:`cuzk.backends.protocol`."""
 
 from __future__ import annotations
 
@@ -16,10 +16,19 @@ class SupportsFieldOps(Protocol):
     """Capability FIELD_OPS."""
 
     def field_op(
-        self, curve: CurveLike, field: FieldName, op: str, a: np.ndarray, b: np.ndarray | None = None
-    ) -> np.ndarray:
+        self,
+        curve: CurveLike,
+        field: FieldName,
+        op: str,
+        a: np.ndarray | KeptScalars,
+        b: np.ndarray | KeptScalars | None = None,
+        *,
+        keep: bool = False,
+    ) -> np.ndarray | KeptScalars:
         """Row-wise ``op`` on canonical limbs of Fr (4 limbs) or Fq (L limbs): add, sub, mul (binary), neg, square,
-        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``."""
+        inverse (unary; the inverse of 0 raises NotInvertibleError). Returns canonical limbs, same shape as ``a``.
+        A backend with KEPT_SCALARS also takes Fr operands it keeps, and with ``keep`` keeps the result: the
+        Hadamard product of two sparse products stays where they were made."""
         ...
 
 
@@ -35,10 +44,12 @@ class SupportsSparse(Protocol):
         ...
 
     def sparse_product(
-        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None
-    ) -> np.ndarray:
+        self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, *, rows: int | None = None, keep: bool = False
+    ) -> np.ndarray | KeptScalars:
         """(rows, 4) canonical limbs: ⟨row k, z⟩ for every row of ``matrix``, zeros after its last row (``rows``
-        defaults to the matrix's rows); z has at least ``matrix.columns`` rows (an array, or kept by this backend)."""
+        defaults to the matrix's rows); z has at least ``matrix.columns`` rows (an array, or kept by this backend).
+        With ``keep`` (a backend with KEPT_SCALARS) the products are kept by the backend, for its compute_h_kept:
+        on a device they never cross to the host."""
         ...
 
 
@@ -82,4 +93,25 @@ class SupportsPairing(Protocol):
         ...
 
 
-__all__ = ["SupportsFieldOps", "SupportsFixedBase", "SupportsMontgomeryForm", "SupportsPairing", "SupportsSparse"]
+@runtime_checkable
+class SupportsPointNtt(Protocol):
+    """Capability POINT_NTT."""
+
+    def point_ntt(
+        self, curve: CurveLike, group: str, points: np.ndarray, omega: int, *, inverse: bool = False
+    ) -> np.ndarray:
+        """The NTT over points, exactly as :func:`cuzk.reference.point_ntt.point_ntt`: for n points of ``group``
+        ((n, 2, L) or (n, 2, 2, L) canonical affine limbs, the identity as zeros; n a power of two) and ω (an int) a
+        primitive n-th root of unity of Fr, Q_i = Σ_j [ω^(ij)] P_j; ``inverse``: P_j = [n⁻¹] Σ_i [ω^(−ij)] Q_i.
+        The points are trusted to be on the curve (a ptau's Lagrange bases: ``prepare phase2``)."""
+        ...
+
+
+__all__ = [
+    "SupportsFieldOps",
+    "SupportsFixedBase",
+    "SupportsMontgomeryForm",
+    "SupportsPairing",
+    "SupportsPointNtt",
+    "SupportsSparse",
+]

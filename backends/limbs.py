@@ -98,6 +98,17 @@ def limbs_to_int(row: np.ndarray) -> int:
 # --- canonicity ---------------------------------------------------------------------------------------------------
 
 
+def nonzero_rows(words: np.ndarray) -> np.ndarray:
+    """Per row of a 2-D array of words, whether any word is not zero: the columns OR-ed together (no boolean array
+    of the whole input, which ``np.any(words != 0, axis=1)`` makes)."""
+    if words.shape[1] == 0:
+        return np.zeros(len(words), dtype=bool)
+    acc = words[:, 0].copy()
+    for k in range(1, words.shape[1]):
+        acc |= words[:, k]
+    return acc != 0
+
+
 def noncanonical_mask(array: np.ndarray, modulus: int) -> np.ndarray:
     """A boolean array of shape ``array.shape[:-1]``: True where the element is ≥ ``modulus``.
 
@@ -342,6 +353,7 @@ __all__ = [
     "limbs_to_point",
     "limbs_to_points",
     "noncanonical_mask",
+    "nonzero_rows",
     "point_shape",
     "point_to_limbs",
     "points_to_limbs",

@@ -21,6 +21,7 @@ from cuzk.backends.protocol import (
     FIXED_BASE,
     MSM_BATCH,
     PAIRING,
+    POINT_NTT,
     PREPARED_BASES,
     SPARSE,
     WINDOW,
@@ -33,6 +34,7 @@ from cuzk.reference.curves import Curve
 from cuzk.reference.fixed_base import FixedBaseTable
 from cuzk.reference.msm import msm
 from cuzk.reference.ntt import ntt
+from cuzk.reference.point_ntt import point_ntt
 from cuzk.reference.qap import Reduction, witness_map
 
 
@@ -41,7 +43,9 @@ class ReferenceBackend(BackendBase):
 
     name = "reference"
     priority = 0
-    capabilities = frozenset({PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE, PAIRING})
+    capabilities = frozenset(
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE, PAIRING, POINT_NTT}
+    )
 
     def __init__(self, *, device: int | None = None) -> None:
         super().__init__(device=device)
@@ -121,6 +125,13 @@ class ReferenceBackend(BackendBase):
         """The reference's :func:`~cuzk.reference.pairing.pairing_check` of the pairs."""
         pairs = list(zip(limbs.limbs_to_points(curve, "g1", g1), limbs.limbs_to_points(curve, "g2", g2), strict=True))
         return bool(curve.pairing_check(pairs))
+
+    def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+        """The reference's radix-2 :func:`~cuzk.reference.point_ntt.point_ntt` of the points."""
+        if len(points) == 0:
+            return points.copy()
+        out = point_ntt(limbs.limbs_to_points(curve, group, points), curve.Fr(omega), inverse=inverse)
+        return limbs.points_to_limbs(curve, group, out).reshape(points.shape)
 
 
 __all__ = ["ReferenceBackend"]

@@ -30,6 +30,7 @@ BUILTIN_KIND_MODULES = (
     "cuzk.conformance.msm",
     "cuzk.conformance.groth16",
     "cuzk.conformance.pairing",
+    "cuzk.conformance.point_ntt",
 )
 
 

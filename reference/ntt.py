@@ -28,7 +28,7 @@ iterative radix-2 Cooley–Tukey FFT. The field is the type of the values; an em
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from cuzk.reference.errors import DomainTooLargeError, FieldMismatchError, SizeMismatchError
 from cuzk.reference.fields.prime_field import FftFieldElement
@@ -125,11 +125,12 @@ def dft(values: Sequence[F], *, inverse: bool = False, coset: bool = False) -> l
 # --- the FFT ---------------------------------------------------------------------------------------------------
 
 
-def _radix2(values: Sequence[F], omega: F) -> list[F]:
+def radix2(values: Sequence[Any], omega: F) -> list[Any]:
     """Σ_j a_j ω^(ij) for every i, ω a primitive n-th root: CLRS (3rd ed.) §30.3, ITERATIVE-FFT.
 
     After bit reversal, pass s combines pairs of transforms of size m/2 into transforms of size m = 2^s with the
-    butterfly (u, t) → (u + ω_m^k t, u − ω_m^k t), where ω_m = ω^(n/m) is a primitive m-th root.
+    butterfly (u, t) → (u + ω_m^k t, u − ω_m^k t), where ω_m = ω^(n/m) is a primitive m-th root. The a_j are field
+    elements, or anything a field element multiplies (curve points: :mod:`cuzk.reference.point_ntt`).
     """
     a = bit_reverse_permutation(values)
     n = len(a)
@@ -164,13 +165,13 @@ def ntt(values: Sequence[F], *, inverse: bool = False, coset: bool = False) -> l
     if not inverse:
         if coset:
             values = [a * g**j for j, a in enumerate(values)]
-        return _radix2(values, omega)
+        return radix2(values, omega)
     n_inv = field(n).inverse()
-    out = [n_inv * a for a in _radix2(values, omega.inverse())]
+    out = [n_inv * a for a in radix2(values, omega.inverse())]
     if coset:
         g_inv = g.inverse()
         out = [a * g_inv**j for j, a in enumerate(out)]
     return out
 
 
-__all__ = ["bit_reverse_permutation", "dft", "domain_root", "is_power_of_two", "ntt", "vanishing_on_coset"]
+__all__ = ["bit_reverse_permutation", "dft", "domain_root", "is_power_of_two", "ntt", "radix2", "vanishing_on_coset"]

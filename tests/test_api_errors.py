@@ -99,6 +99,8 @@ def test_verify_refuses_a_key_that_is_not_a_verifying_key(setting: Any) -> None:
         ("the setting's", "reference", {"g2_backend": object()}, "backend must be .*got object"),
         ("the setting's", "reference", {"verify": "no"}, "verify must be True, False or None, got str"),
         ("the setting's", "reference", {"window": "8"}, "window must be an int"),
+        ("the setting's", "reference", {"proofs": 0}, "proofs must be an int ≥ 1 or None, got 0"),
+        ("the setting's", "reference", {"proofs": True}, "proofs must be an int ≥ 1 or None, got True"),
     ],
 )
 def test_prover_refuses_arguments_of_the_wrong_type(

@@ -11,6 +11,7 @@ which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS:
 check, for verifying a proof in milliseconds), :mod:`.warm` (WARM_UP: compiling ahead in other processes). Kept
 scalars (KEPT_SCALARS) are a private copy of the checked array: the MSMs and sparse products that take them check
 nothing again.
+:mod:`.point_ntt` (POINT_NTT) is the NTT over G1/G2 points: a ptau's Lagrange bases (``prepare phase2``).
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk once per machine, then loaded), when a backend method first needs them.
@@ -49,6 +50,7 @@ from cuzk.backends.protocol import (
     MONTGOMERY_FORM,
     MSM_BATCH,
     PAIRING,
+    POINT_NTT,
     PREPARED_BASES,
     SPARSE,
     TIMINGS,
@@ -155,7 +157,7 @@ class CpuBackend(BackendBase):
     priority = 100
     capabilities = frozenset(
         {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
-        | {WARM_UP, PAIRING, MONTGOMERY_FORM}
+        | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT}
     )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
@@ -299,6 +301,17 @@ class CpuBackend(BackendBase):
         from cuzk.backends.cpu import pairing
 
         return bool(self.runtime().pool.call(pairing.pairing_check, curve, g1, g2))
+
+    # --- the NTT over points (:mod:`.point_ntt`): a ptau's Lagrange bases -------------------------------------------
+
+    @_measured
+    def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+        from cuzk.backends.cpu.point_ntt import PointNtt
+
+        if len(points) == 0:
+            return points.copy()
+        rt = self.runtime()
+        return PointNtt(curve, rt.curve(curve), rt.pool, rt.threads)(group, points, omega, inverse)
 
     # --- stored forms (:mod:`.stored`) -----------------------------------------------------------------------------
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 import threading
 import weakref
 from collections.abc import Callable
-from dataclasses import replace
 from importlib import metadata
 from itertools import pairwise
 from typing import Any, TypeVar
@@ -35,6 +34,7 @@ from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu import warm as device_warm
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.gpu.field_work import FieldWork, on_device
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
     COMPUTE_H,
@@ -44,6 +44,8 @@ from cuzk.backends.protocol import (
     KEPT_SCALARS,
     MSM_BATCH,
     PREPARED_BASES,
+    SPARSE,
+    STORED_BASES,
     TIMINGS,
     WARM_UP,
     WINDOW,
@@ -53,16 +55,14 @@ from cuzk.backends.protocol import (
     WarmUp,
 )
 from cuzk.reference.curves import Curve
-from cuzk.reference.errors import NotInvertibleError
 
 T = TypeVar("T")
 
-FIELD_OP_CODES = {"add": 0, "sub": 1, "mul": 2, "neg": 3, "square": 4, "inverse": 5}
 MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
 TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
 
 
-class DeviceBackend(BackendBase):
+class DeviceBackend(FieldWork, BackendBase):
     """MSM (G1, G2), NTT, fused H and field operations on one GPU-API device (see the module docstring).
 
     ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call plans with, below what the device has;
@@ -73,7 +73,20 @@ class DeviceBackend(BackendBase):
     """
 
     capabilities = frozenset(
-        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, KEPT_SCALARS, WINDOW, FIELD_OPS, FIXED_BASE, TIMINGS, DEVICE, WARM_UP}
+        {
+            PREPARED_BASES,
+            MSM_BATCH,
+            COMPUTE_H,
+            KEPT_SCALARS,
+            WINDOW,
+            FIELD_OPS,
+            FIXED_BASE,
+            SPARSE,
+            STORED_BASES,
+            TIMINGS,
+            DEVICE,
+            WARM_UP,
+        }
     )
 
     def __init__(
@@ -219,16 +232,50 @@ class DeviceBackend(BackendBase):
         return {"max_chunk": self.max_chunk, "parallel_items": self.parallel_items}
 
     def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> device_bases.ResidentBases:
+        return self._prepare_bases_for(curve, group, bases, None)
 
-        def queue(ctx: DeviceContext) -> Finish[device_bases.ResidentBases]:
-            shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
-            resident = device_bases.prepare(ctx, curve, group, bases, self._memory(), self.max_chunk, shifted)
-            self._resident += resident.nbytes
-            return ready(resident)
-
-        resident = self._call(queue)
-        weakref.finalize(resident, self._release, resident.nbytes)
+    def _prepare_bases_for(
+        self, curve: Curve, group: str, bases: np.ndarray, uses: int | None
+    ) -> device_bases.ResidentBases:
+        resident, _ = self._upload_bases(curve, group, bases, stored=False, check=False, uses=uses)
+        assert resident is not None
         return resident
+
+    def _prepare_stored_bases(
+        self, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
+    ) -> tuple[device_bases.ResidentBases | None, int]:
+        """A .zkey's words as they are (the device's Montgomery form is snarkjs's), checked on the device: nothing
+        decoded on the host."""
+        return self._upload_bases(curve, group, stored, stored=True, check=check, uses=uses)
+
+    def _upload_bases(
+        self, curve: Curve, group: str, bases: np.ndarray, *, stored: bool, check: bool, uses: int | None
+    ) -> tuple[device_bases.ResidentBases | None, int]:
+        """The bases resident (counted in the memory the calls plan around until released), or (None, the first bad
+        point) when ``check`` finds one. Shifted copies (``shifted_bases``) only for bases that serve at least
+        SHIFTED_MIN_USES MSMs: for fewer they cost more than they save."""
+
+        def queue(ctx: DeviceContext) -> Finish[tuple[device_bases.ResidentBases | None, int]]:
+            shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
+            shifted = shifted and (uses is None or uses >= device_bases.SHIFTED_MIN_USES)
+            memory = self._memory()
+            resident = device_bases.prepare(ctx, curve, group, bases, memory, self.max_chunk, shifted, stored)
+            found = device_bases.queue_check(ctx, curve, group, resident) if check else ready(-1)
+            self._resident += resident.nbytes
+
+            def finish() -> tuple[device_bases.ResidentBases | None, int]:
+                bad = found()
+                if bad >= 0:
+                    self._release(resident.nbytes)
+                    return None, bad
+                return resident, -1
+
+            return finish
+
+        resident, bad = self._call(queue)
+        if resident is not None:
+            weakref.finalize(resident, self._release, resident.nbytes)
+        return resident, bad
 
     def _release(self, nbytes: int) -> None:
         self._resident -= nbytes
@@ -243,7 +290,7 @@ class DeviceBackend(BackendBase):
         return handle.payload
 
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, window: int | None) -> np.ndarray:
-        resident, k = self._resident_bases(handle), _on_device(scalars)
+        resident, k = self._resident_bases(handle), on_device(scalars)
         curve, group, options = handle.curve, handle.group, self._msm_options()
         return self._call(
             lambda ctx: msm_device.queue_msm(ctx, curve, group, k, resident, window, self._memory(), **options).read
@@ -262,7 +309,7 @@ class DeviceBackend(BackendBase):
         sources = [
             self._resident_bases(b, f"bases[{j}]") if isinstance(b, PreparedBases) else b for j, b in enumerate(bases)
         ]
-        items = list(zip([_on_device(k) for k in scalars], sources, windows, strict=True))
+        items = list(zip([on_device(k) for k in scalars], sources, windows, strict=True))
 
         def queue(ctx: DeviceContext) -> Finish[np.ndarray]:
             trace = ctx.trace
@@ -300,7 +347,7 @@ class DeviceBackend(BackendBase):
         c: np.ndarray | KeptScalars,
         reduction: str,
     ) -> KeptScalars:
-        inputs = [_on_device(v) for v in (a, b, c)]
+        inputs = [on_device(v) for v in (a, b, c)]
         kept = self._call(
             lambda ctx: ntt_device.queue_compute_h(
                 ctx, curve, self._ntt_tables(), *inputs, reduction, self._memory(), keep=True
@@ -321,36 +368,6 @@ class DeviceBackend(BackendBase):
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:
         return device_warm.warm_up(self.context, curve, work)
-
-    def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-        if op == "inverse" and len(a) and not a.any(axis=1).all():
-            row = int(np.argmin(a.any(axis=1)))
-            F = curve.Fr if field == "fr" else curve.Fq
-            raise NotInvertibleError(f"a[{row}] is 0, which has no inverse in {F.NAME}")
-        n = len(a)
-        if n == 0:
-            return a.copy()
-
-        def queue(ctx: DeviceContext) -> Finish[np.ndarray]:
-            a_buf = ctx.upload(a)
-            b_buf = a_buf if b is None else ctx.upload(b)
-            out = ctx.buffer(a.nbytes)
-            code = np.uint32(FIELD_OP_CODES[op])
-            ctx.launch(curve, "field_ops", f"{field}_elementwise", n, a_buf, b_buf, out, np.uint32(n), code)
-            return ctx.read_later(out, a.shape)
-
-        return self._call(queue)
-
-
-def _on_device(scalars: np.ndarray | KeptScalars) -> msm_device.Scalars:
-    """The scalars as the MSM driver takes them: an array, or the rows of what a KeptScalars holds (a device buffer,
-    or an array kept on the host)."""
-    if not isinstance(scalars, KeptScalars):
-        return scalars
-    payload: DeviceScalars | np.ndarray = scalars.payload
-    if isinstance(payload, np.ndarray):
-        return payload[scalars.first : scalars.first + scalars.n]
-    return replace(payload, rows=scalars.n, first=payload.first + scalars.first)
 
 
 __all__ = ["DeviceBackend"]

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.gpu.context import DeviceContext
+from cuzk.backends.gpu.context import DeviceContext, Finish
 from cuzk.backends.gpu.plan import Memory, piece_sizes, shifted_window
 from cuzk.reference.curves import Curve
 from cuzk.reference.msm import window_count
@@ -20,6 +20,10 @@ from cuzk.reference.msm import window_count
 # nothing is measured, so the copies stop there. Other curves: the same bound.
 SHIFTED_MAX_POINTS = {"bls12_381": 1 << 24, "bn254": 1 << 24}
 SHIFTED_MAX_POINTS_DEFAULT = 1 << 24
+# Fewer MSMs than this over a set of bases do not pay for its shifted copies: on an H200 making them took about
+# 0.1–0.2 s per 2^20-point set (docs/performance.md), against a few milliseconds saved per MSM (one-shot commands)
+SHIFTED_MIN_USES = 32
+NONE_BAD = 0xFFFFFFFF  # the check's answer before any bad point lowers it
 
 
 @dataclass(frozen=True)
@@ -54,15 +58,29 @@ def program(group: str) -> str:
     return f"msm_{group}"
 
 
-def upload_bases(ctx: DeviceContext, curve: Curve, group: str, bases: np.ndarray, sizes: list[int]) -> ResidentBases:
-    """Copy the bases to the device in pieces of ``sizes`` points and convert them to Montgomery form there."""
+def upload_bases(
+    ctx: DeviceContext, curve: Curve, group: str, bases: np.ndarray, sizes: list[int], stored: bool = False
+) -> ResidentBases:
+    """Copy the bases to the device in pieces of ``sizes`` points and convert them to Montgomery form there (unless
+    ``stored``: already in that form, as a .zkey holds them)."""
     pieces, start = [], 0
     for count in sizes:
         buf = ctx.upload(bases[start : start + count])
-        ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
+        if not stored:
+            ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
         pieces.append((buf, start, count))
         start += count
     return ResidentBases(ctx, pieces, int(bases.nbytes))
+
+
+def queue_check(ctx: DeviceContext, curve: Curve, group: str, resident: ResidentBases) -> Finish[int]:
+    """Queue the check of stored bases just uploaded (every coordinate below q, every point on the curve or at
+    infinity); its Finish gives the index of the first bad point, or −1."""
+    bad = ctx.upload(np.array([NONE_BAD], dtype=np.uint32))
+    for buf, first, count in resident.pieces:
+        ctx.launch(curve, program(group), f"{group}_check_bases", count, buf, np.uint32(count), np.uint32(first), bad)
+    read = ctx.read_later(bad, (1,), np.uint32)
+    return lambda: -1 if int(read()[0]) == NONE_BAD else int(read()[0])
 
 
 def prepare(
@@ -73,10 +91,12 @@ def prepare(
     memory: Memory,
     max_chunk: int | None,
     shifted: bool = False,
+    stored: bool = False,
 ) -> ResidentBases:
     """Upload the bases to stay; with ``shifted``, also their shifted copies for the window of n points (see
     :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS[curve] and the copies fit in one
-    allocation and half the free memory (else the bases alone)."""
+    allocation and half the free memory (else the bases alone). ``stored``: the bases are a file's words, already
+    in the device's Montgomery form (any array whose bytes are those words: a .zkey section's uint8 rows)."""
     geometry = Geometry.of(curve, group)
     n = len(bases)
     if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS.get(curve.name, SHIFTED_MAX_POINTS_DEFAULT):
@@ -87,18 +107,21 @@ def prepare(
             buf = ctx.buffer(nbytes)
             ctx.write(buf, bases)
             prog = program(group)
-            ctx.launch(curve, prog, f"{group}_bases_to_mont", n, buf, np.uint32(n))
+            if not stored:
+                ctx.launch(curve, prog, f"{group}_bases_to_mont", n, buf, np.uint32(n))
             ctx.launch(curve, prog, f"{group}_shift_bases", n, buf, np.uint32(n), np.uint32(c), np.uint32(w))
             return ResidentBases(ctx, [(buf, 0, n)], nbytes, shift=c, windows=w)
-    return upload_bases(ctx, curve, group, bases, piece_sizes(n, geometry.base_bytes, memory, max_chunk))
+    return upload_bases(ctx, curve, group, bases, piece_sizes(n, geometry.base_bytes, memory, max_chunk), stored)
 
 
 __all__ = [
     "SHIFTED_MAX_POINTS",
     "SHIFTED_MAX_POINTS_DEFAULT",
+    "SHIFTED_MIN_USES",
     "Geometry",
     "ResidentBases",
     "prepare",
     "program",
+    "queue_check",
     "upload_bases",
 ]

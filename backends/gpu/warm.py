@@ -10,11 +10,11 @@ from cuzk.backends.capabilities import WarmUp
 from cuzk.reference.curves import Curve
 
 PROGRAMS_OF = {
-    "prove": ("ntt", "msm_g1", "msm_g2"),
+    "prove": ("ntt", "msm_g1", "msm_g2", "sparse", "field_ops"),  # sparse, field_ops: a .zkey's witness side
     "setup": ("msm_g1", "msm_g2"),
     "small_msm": ("msm_g1", "msm_g2"),
-    "host": (),  # the host's part of a proof beside this device runs elsewhere, as do these two
-    "witness": (),
+    "host": (),  # the host's part of a proof beside this device runs elsewhere, as does the check
+    "witness": ("sparse", "field_ops"),
     "verify": (),
 }
 

@@ -246,3 +246,9 @@ DEVICE ${f}_t ${f}_from_mont(${f}_t a) {
   one.l[0] = 1;
   return ${f}_mul(a, one);
 }
+
+/* a < p as integers: a stored value in canonical form (the coordinates of a file's points are checked with it). */
+DEVICE bool ${f}_is_reduced(${f}_t a) {
+  ${f}_t p = {${F}_P}, d;
+  return !${f}_sub_integers(a, p, &d);
+}

@@ -20,6 +20,8 @@ DEVICE bool fq2_is_zero(fq2_t a) { return fq_is_zero(a.c0) && fq_is_zero(a.c1); 
 
 DEVICE bool fq2_eq(fq2_t a, fq2_t b) { return fq_eq(a.c0, b.c0) && fq_eq(a.c1, b.c1); }
 
+DEVICE bool fq2_is_reduced(fq2_t a) { return fq_is_reduced(a.c0) && fq_is_reduced(a.c1); }
+
 DEVICE fq2_t fq2_add(fq2_t a, fq2_t b) {
   fq2_t r;
   r.c0 = fq_add(a.c0, b.c0);

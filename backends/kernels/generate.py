@@ -1,11 +1,11 @@
 """Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
 
 The C templates (``field.c``, ``field_f64.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``,
-``field_ops.c``) are written once against a few names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``,
-``LOCAL``, the carry-chain primitives ``mad_lo_cc``, ``addc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with
-``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The
-constants between the prelude and the templates are printed from :mod:`cuzk.backends.kernels.constants`, so nothing
-numeric is typed by hand.
+``field_ops.c``, ``sparse.c``) are written once against a few names the API preludes define (``limb_t``,
+``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``, ``addc``, …; ``prelude_opencl.h``
+and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and ``${g}``/``${G}``
+for a group's (g1, g2). The constants between the prelude and the templates are printed from
+:mod:`cuzk.backends.kernels.constants`, so nothing numeric is typed by hand.
 
 ``field_f64.c`` (the multiplication on the FP64 pipe) is left out of every product build: only the build option
 ``-DCUZK_FP64_MUL``, which its tests and the benchmarks set, compiles it.
@@ -59,6 +59,7 @@ PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
     "ntt": (("field.c", _FR), ("field_f64.c", _FR), ("fr_tables", {}), ("ntt.c", {})),
     "msm_g1": (("field.c", _FQ), ("msm_digits.c", {}), ("ec.c", _G1), ("msm.c", _G1)),
     "msm_g2": (("field.c", _FQ), ("fq2.c", {}), ("msm_digits.c", {}), ("ec.c", _G2), ("msm.c", _G2)),
+    "sparse": (("field.c", _FR), ("sparse.c", {})),
 }
 
 

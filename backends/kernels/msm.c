@@ -21,6 +21,16 @@ KERNEL void ${g}_bases_to_mont(GLOBAL ${g}_affine_t *bases, u32 n) {
   bases[i] = ${g}_affine_to_mont(bases[i]);
 }
 
+/* Bases uploaded as a file stores them (a .zkey's sections: Montgomery form with this R, infinity all zeros),
+ * checked where they land: *bad ← min(*bad, first + i) for every point i with a coordinate ≥ q or off the curve. */
+KERNEL void ${g}_check_bases(GLOBAL const ${g}_affine_t *bases, u32 n, u32 first, GLOBAL u32 *bad) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  ${g}_affine_t a = bases[i];
+  bool reduced = ${f}_is_reduced(a.x) && ${f}_is_reduced(a.y);
+  if (!reduced || !${g}_affine_on_curve(a)) ATOMIC_MIN(bad, first + i);
+}
+
 /* Shifted bases: bases[t·n + i] ← 2^(c·t)·bases[i] for t = 1 … windows − 1 (bases[i], Montgomery form, already
  * there). With them an MSM needs one set of buckets for all windows (the entry of point i in window t names base
  * t·n + i) and no doublings between windows; a prover's SRS is fixed, so they are made once, when prepared. */

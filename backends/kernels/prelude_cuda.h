@@ -15,6 +15,7 @@ typedef u32 limb_t;
 #define CONSTANT __constant__
 #define GLOBAL_ID() (blockIdx.x * blockDim.x + threadIdx.x)
 #define ATOMIC_INC(p) atomicAdd((p), 1u)
+#define ATOMIC_MIN(p, v) atomicMin((p), (v))
 #define UNROLL _Pragma("unroll")
 /* Work-group (block) level: shared memory, its barrier, the thread's place in its block. */
 #define LOCAL __shared__

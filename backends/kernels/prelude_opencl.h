@@ -16,6 +16,7 @@ typedef ulong limb_t;
 #define CONSTANT __constant
 #define GLOBAL_ID() ((u32)get_global_id(0))
 #define ATOMIC_INC(p) atomic_inc(p)
+#define ATOMIC_MIN(p, v) atomic_min((p), (v))
 #define UNROLL _Pragma("unroll")
 /* Work-group level: local memory, its barrier, the work-item's place in its group. */
 #define LOCAL __local

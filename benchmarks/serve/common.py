@@ -73,6 +73,18 @@ def verified(curve: str, result: dict[str, Any]) -> bool:
     return result["public"] == expected and check_made_proof(vk, public, proof, get_backend("cpu"))
 
 
+def phase_means(url: str) -> dict[str, tuple[int, float]]:
+    """Per engine phase, from the server's /metrics (cuzk_phase_seconds): how many spans and their mean seconds."""
+    import urllib.request
+
+    with urllib.request.urlopen(f"{url}/metrics", timeout=30) as response:
+        text = response.read().decode()
+    found: dict[str, dict[str, float]] = {}
+    for match in re.finditer(r'^cuzk_phase_seconds_(sum|count)\{phase="([^"]+)"\} (\S+)$', text, re.MULTILINE):
+        found.setdefault(match.group(2), {})[match.group(1)] = float(match.group(3))
+    return {phase: (int(v["count"]), v["sum"] / v["count"]) for phase, v in found.items() if v.get("count", 0) > 0}
+
+
 def machine() -> str:
     """The box, in a few words: cores, CPU model, Python, the load when measured."""
     model = platform.processor() or platform.machine()

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import Server, machine, today  # run as a script: its folder is on sys.path
+from common import Server, machine, phase_means, today  # run as a script: its folder is on sys.path
 from load import percentile, post_all
 
 from cuzk.backends.registry import get_backend
@@ -71,6 +71,7 @@ def main() -> None:
                 rows.append((clients, args.requests / wall, latencies))
                 replies += got
                 print(f"{clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
+            phases = phase_means(url)
         finally:
             server.stop()
     bad = check(args.input, replies)
@@ -80,6 +81,9 @@ def main() -> None:
     for clients, rate, latencies in rows:
         cells = " | ".join(f"{1000 * percentile(latencies, q):.0f}" for q in (0.5, 0.9, 0.99))
         print(f"| {clients} | {rate:.1f} | {cells} |")
+    print("\n| phase (engine, all runs) | spans | mean ms |\n|---|---|---|")
+    for phase, (count, mean) in sorted(phases.items(), key=lambda item: -item[1][1]):
+        print(f"| {phase} | {count} | {1000 * mean:.2f} |")
     print(f"\n{len(replies) - bad} of {len(replies)} proofs verified")
 
 

@@ -10,6 +10,7 @@
     cuzk groth16 prove|verify|setup …           snarkjs's Groth16 commands, on any backend            (groth16)
     cuzk zkey export verificationkey|bellman …  the verifying key of a .zkey                          (zkey)
     cuzk wtns check …                           a witness against its .r1cs                           (wtns)
+    cuzk powersoftau prepare phase2 IN OUT      a ptau's Lagrange sections, as snarkjs                (powersoftau)
     cuzk serve --keys DIR [--port 8080] …       a long-lived proving service over HTTP               (serve)
 
 The snarkjs-compatible commands (groth16, zkey, wtns) are described in docs/interop.md; the options several
@@ -38,10 +39,10 @@ from typing import Any, TextIO
 
 from cuzk.backends.env import check_environment
 from cuzk.backends.errors import BackendFallbackWarning
-from cuzk.cli import bench, groth16, info, prove, serve, walkthrough, wtns, zkey
+from cuzk.cli import bench, groth16, info, powersoftau, prove, serve, walkthrough, wtns, zkey
 from cuzk.reference.errors import CuzkError
 
-COMMAND_GROUPS = (info, walkthrough, prove, bench, groth16, zkey, wtns, serve)
+COMMAND_GROUPS = (info, walkthrough, prove, bench, groth16, zkey, wtns, powersoftau, serve)
 
 
 def build_parser() -> argparse.ArgumentParser:

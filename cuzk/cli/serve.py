@@ -134,7 +134,6 @@ def build_ray_service(args: argparse.Namespace) -> Any:
     from cuzk.serve.journal import Journal
     from cuzk.serve.keys import KeyRegistry
     from cuzk.serve.service import Service
-    from cuzk.serve.witness import scratch_folder
 
     registry = KeyRegistry(args.keys)
     ray_pool.connect(args.ray)
@@ -144,7 +143,7 @@ def build_ray_service(args: argparse.Namespace) -> Any:
     service = Service(
         registry, journal, slots, capacity=args.queue, job_timeout=args.job_timeout, make_worker=ray_pool.RayWorker
     )
-    return service, scratch_folder(state)
+    return service
 
 
 def build_service(args: argparse.Namespace, devices: list[int | None]) -> Any:
@@ -153,7 +152,6 @@ def build_service(args: argparse.Namespace, devices: list[int | None]) -> Any:
     from cuzk.serve.journal import Journal
     from cuzk.serve.keys import KeyRegistry
     from cuzk.serve.service import Service
-    from cuzk.serve.witness import scratch_folder
     from cuzk.serve.worker import DeviceProver
 
     if args.ray is not None:
@@ -162,14 +160,13 @@ def build_service(args: argparse.Namespace, devices: list[int | None]) -> Any:
     registry = KeyRegistry(args.keys, backend=backends[0])
     for backend in backends:
         for curve in {entry.zkey.curve.name: entry.zkey.curve for entry in registry.entries.values()}.values():
-            with warm_up(backend, curve, "prove") as warming:
+            with warm_up(backend, curve, "prove", from_key=True, long_lived=True) as warming:
                 warming.wait()
     state = os.path.expanduser(args.state)
     journal = Journal(state, ttl=args.result_ttl)
-    scratch = scratch_folder(state)
-    provers = [DeviceProver(registry, backend, scratch=scratch) for backend in backends]
+    provers = [DeviceProver(registry, backend) for backend in backends]
     service = Service(registry, journal, provers, capacity=args.queue, job_timeout=args.job_timeout)
-    return service, scratch
+    return service
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -181,7 +178,7 @@ def run_serve(args: argparse.Namespace) -> int:
         check_ray()
     from cuzk.serve.app import listening_socket, make_app, run_server
 
-    service, scratch = build_service(args, devices)
+    service = build_service(args, devices)
     try:
         sock = listening_socket(args.host, args.port)
     except OSError as exc:
@@ -198,7 +195,7 @@ def run_serve(args: argparse.Namespace) -> int:
         )
 
     try:
-        asyncio.run(run_server(make_app(service, token=token, max_body=args.max_body, scratch=scratch), sock, ready))
+        asyncio.run(run_server(make_app(service, token=token, max_body=args.max_body), sock, ready))
     finally:
         left = service.journal.counts().get("queued", 0)
         service.journal.close()

@@ -18,21 +18,32 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import PREPARED_BASES, Backend, has_capability
+from cuzk.backends.protocol import PREPARED_BASES, STORED_BASES, Backend, has_capability
 from cuzk.engine.calls import Bases, TimedCalls
 from cuzk.formats.points import PointTable
+from cuzk.formats.stored import StoredTable
 from cuzk.reference.curves import Curve, Point
 from cuzk.reference.groth16 import Proof, ProvingKey
 
 Terms = dict[str, tuple[Bases, list[int]]]  # named sums Σ k_i·P_i over fixed points: (bases, [k_i])
 
 
-def prepare(calls: TimedCalls, backend: Backend, curve: Curve, group: str, points: Any) -> Bases:
+def prepare(
+    calls: TimedCalls, backend: Backend, curve: Curve, group: str, points: Any, *, uses: int | None = None
+) -> Bases:
     """Points as ``backend``'s MSMs take them: a list of reference points, or a :class:`PointTable` whose limbs were
-    read in bulk from a file (a .zkey); handed to the backend to keep resident when it offers PREPARED_BASES."""
+    read in bulk from a file (a .zkey); handed to the backend to keep resident when it offers PREPARED_BASES. A
+    :class:`StoredTable` goes as the file stores it to a backend with STORED_BASES, which checks it there (the first
+    bad point raises the reader's InvalidPointError); anything else decodes it on the host. ``uses``: the MSMs
+    expected over the points (prepare_bases's hint; None: many)."""
+    if isinstance(points, StoredTable) and has_capability(backend, STORED_BASES):
+        handle, bad = calls.prepare_stored_bases(backend, curve, group, points.stored, points.check, uses)
+        if handle is None:
+            raise points.bad_point(bad)
+        return handle
     array = points.limbs if isinstance(points, PointTable) else limbs.points_to_limbs(curve, group, points)
     if has_capability(backend, PREPARED_BASES):
-        return calls.prepare_bases(backend, curve, group, array)
+        return calls.prepare_bases(backend, curve, group, array, uses)
     return array
 
 

@@ -70,9 +70,18 @@ class TimedCalls:
         with self.timed(backend, name, parts):
             return backend.msm_batch(curve, group, bases, scalars, windows=windows)  # type: ignore[attr-defined]
 
-    def prepare_bases(self, backend: Backend, curve: Curve, group: str, bases: np.ndarray) -> PreparedBases:
+    def prepare_bases(
+        self, backend: Backend, curve: Curve, group: str, bases: np.ndarray, uses: int | None = None
+    ) -> PreparedBases:
+        hint = {} if uses is None else {"uses": uses}  # a backend written before the hint is still called as it was
         with self.timed(backend, "prepare_bases"):
-            return backend.prepare_bases(curve, group, bases)  # type: ignore[attr-defined]
+            return backend.prepare_bases(curve, group, bases, **hint)  # type: ignore[attr-defined]
+
+    def prepare_stored_bases(
+        self, backend: Backend, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
+    ) -> tuple[PreparedBases | None, int]:
+        with self.timed(backend, "prepare_bases"):
+            return backend.prepare_stored_bases(curve, group, stored, check=check, uses=uses)  # type: ignore[attr-defined]
 
     def keep_scalars(
         self, backend: Backend, name: str, curve: Curve, arrays: Sequence[np.ndarray]

@@ -18,12 +18,12 @@ from cuzk.backends.registry import get_backend
 from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.timing import Recorder
 from cuzk.engine.warm import proof_sizes, warm_up
-from cuzk.engine.zkey import ZkeyProof, prove_zkey, stored_form_host
+from cuzk.engine.zkey import ZkeyProof, prove_zkey, read_zkey_for
 from cuzk.formats import zkey as zkey_format
 from cuzk.formats.binfile import BinFile
 from cuzk.formats.r1cs import check_witness_shape, read_r1cs, read_sym
 from cuzk.formats.wtns import check_wtns_layout, read_wtns
-from cuzk.formats.zkey import read_zkey, read_zkey_header
+from cuzk.formats.zkey import read_zkey_header
 from cuzk.reference.curves import Curve
 
 Path = str | os.PathLike[str]
@@ -63,10 +63,10 @@ def prove_files(
     with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
         warnings.simplefilter("always")
         backend = get_backend(backend_name)  # its warm-up runs beside the reading; its notices wait for valid files
-    with warm_up(backend, curve, "prove", _proof_sizes(zkey_path, num_variables)) as warming:
+    with warm_up(backend, curve, "prove", _proof_sizes(zkey_path, num_variables), from_key=True) as warming:
         display.step("read the key")
         with recorder.span("read_key"):
-            zkey = read_zkey(zkey_path, check_points=check_points, host=stored_form_host(backend, num_variables))
+            zkey = read_zkey_for(zkey_path, backend, num_variables, check_points=check_points)
         display.step("read the witness")
         with recorder.span("read_witness"):
             witness = read_wtns(witness_path)

@@ -91,6 +91,9 @@ def check_prover_arguments(pk: Any, **flags: Any) -> None:
     window = flags.pop("window")
     if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
         raise ArgumentTypeError(f"window must be an int (bits) or None, got {type(window).__name__}")
+    proofs = flags.pop("proofs", None)
+    if proofs is not None and (not isinstance(proofs, int) or isinstance(proofs, bool) or proofs < 1):
+        raise ArgumentTypeError(f"proofs must be an int ≥ 1 or None, got {proofs!r}")
     for name, value in flags.items():
         if value is not None and not isinstance(value, bool):
             raise ArgumentTypeError(f"{name} must be True, False or None, got {type(value).__name__}")
@@ -120,7 +123,9 @@ class Prover:
     the four G1 MSMs as one ``msm_batch`` call (default: :func:`batches_msms`; True needs MSM_BATCH). ``verify``
     checks every proof before returning it (default: $CUZK_VERIFY). The timings of the latest proofs are in
     ``recorder`` (by default one that keeps the last SPAN_LIMIT spans, so that a Prover running for days keeps flat
-    memory; pass ``Recorder()`` to keep all).
+    memory; pass ``Recorder()`` to keep all). ``proofs``: how many proofs this Prover is expected to make (None:
+    many, as a server's); the backend skips precomputation over the bases that pays off only over more (a one-shot
+    command's key on a GPU: no shifted copies of the bases).
     """
 
     def __init__(
@@ -134,8 +139,11 @@ class Prover:
         batch: bool | None = None,
         recorder: Recorder | None = None,
         verify: bool | None = None,
+        proofs: int | None = None,
     ) -> None:
-        check_prover_arguments(pk, window=window, batch=batch, verify=verify, g2_in_parallel=g2_in_parallel)
+        check_prover_arguments(
+            pk, window=window, batch=batch, verify=verify, g2_in_parallel=g2_in_parallel, proofs=proofs
+        )
         self.pk, self.curve = pk, pk.curve
         self.backend = resolve_backend(backend)
         self.g2_backend = self.backend if g2_backend is None else resolve_backend(g2_backend)
@@ -160,9 +168,10 @@ class Prover:
         small = {group: small_msm_backend(b, self.curve) for group, b in own.items()}
         with self.recorder.span("prepare_bases"):
             self.bases = {
-                key: prepare(self.calls, self.backend, self.curve, "g1", getattr(pk, q)) for _, key, q in G1_MSMS
+                key: prepare(self.calls, self.backend, self.curve, "g1", getattr(pk, q), uses=proofs)
+                for _, key, q in G1_MSMS
             }
-            self.bases["b_g2"] = prepare(self.calls, self.g2_backend, self.curve, "g2", pk.b_g2_query)
+            self.bases["b_g2"] = prepare(self.calls, self.g2_backend, self.curve, "g2", pk.b_g2_query, uses=proofs)
             self.assembly = Assembly(pk, self.calls, self.backend, small, batch=self.batch)
         if any(small[group] is not own[group] for group in own):
             with self.recorder.span("warm_small_msm"):
@@ -203,9 +212,10 @@ class Prover:
         MSMs read it there; otherwise the products check it, and :meth:`stage` keeps it on the backend."""
         shared = self.keeps and qap.backend.name == self.backend.name
         z_kept = self._keep("keep_z", z)[0] if shared else None
+        on_device = shared and qap.c is None and has_capability(self.backend, DEVICE)  # witness_backend's choice
         with self.recorder.span("qap_evaluations"):
-            a, b, c = qap.evaluate(z_kept if z_kept is not None else z)
-        return Assignment(z, a, b, c, z_kept=z_kept)
+            a, b, c = qap.evaluate(z_kept if z_kept is not None else z, keep=on_device)
+        return Assignment(z, a, b, c, z_kept=z_kept, abc_kept=(a, b, c) if on_device else None)
 
     def stage(self, witness: Assignment) -> Assignment:
         """The witness with z, and on a device a, b, c for compute_h, kept on the backend (phases ``keep_z``,
@@ -254,7 +264,7 @@ class Prover:
         (a, b, c) as :meth:`stage` kept them."""
         r_int, s_int = self._randomness(r, s)
         self._check_assignment(z, a, z_kept, abc_kept)
-        if not all(isinstance(v, np.ndarray) for v in (z, a, b, c)):
+        if not all(isinstance(v, np.ndarray | KeptScalars) for v in (z, a, b, c)):
             with self.recorder.span("witness_to_limbs", part="z, a, b, c"):
                 z, a, b, c = (witness_limbs(v) for v in (z, a, b, c))
         with self._lock:  # one proof at a time per Prover: the prepared bases and the recorder are shared

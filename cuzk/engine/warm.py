@@ -18,6 +18,7 @@ import time
 
 from cuzk.backends.protocol import PAIRING, SPARSE, WARM_UP, Backend, WarmUp, WorkSizes, has_capability
 from cuzk.backends.registry import host_backend
+from cuzk.engine.witness import witness_backend
 from cuzk.reference.curves import Curve
 
 
@@ -70,18 +71,32 @@ def kernels_ready(backend: Backend, curve: Curve, work: str, sizes: WorkSizes | 
     return bool(backend.kernels_ready(curve, work, sizes=sizes))  # type: ignore[attr-defined]
 
 
-def warm_up(backend: Backend, curve: Curve, work: str, sizes: WorkSizes | None = None) -> Warming:
+def warm_up(
+    backend: Backend,
+    curve: Curve,
+    work: str,
+    sizes: WorkSizes | None = None,
+    *,
+    from_key: bool = False,
+    long_lived: bool = False,
+) -> Warming:
     """Start making ready the kernels ``work`` ("prove" or "setup") will use on ``backend`` for ``sizes`` (None:
-    every path); for a proof also the host's witness side beside a device, and in the background the host's small
-    MSMs beside a device and the pairing of the proof's check (see the module)."""
+    every path); for a proof also the host's witness side beside a device (unless the device makes it: a proof from
+    a .zkey, ``from_key``, :func:`~cuzk.engine.witness.witness_backend`), and in the background the host's small
+    MSMs beside a device and the pairing of the proof's check (see the module). A ``long_lived`` process (a server)
+    waits for those too: its every proof uses them, and its start is paid once."""
     waited: list[tuple[Backend, str, WorkSizes | None]] = [(backend, work, sizes)]
     later: list[tuple[Backend, str]] = []
     if work == "prove":
-        host = host_backend(backend, SPARSE)
+        host, witness = host_backend(backend, SPARSE), witness_backend(backend, from_key=from_key)
+        if witness is not backend:
+            waited.append((witness, "witness", None))
         if host is not backend:
-            waited.append((host, "witness", None))
             later.append((host, "small_msm"))
         later.append((host_backend(backend, PAIRING), "verify"))
+    if long_lived:
+        waited += [(b, w, None) for b, w in later]
+        later = []
     handles = [b.warm_up(curve, w, sizes=s) for b, w, s in waited if has_capability(b, WARM_UP)]  # type: ignore[attr-defined]
     return Warming(handles, [warm_later(b, curve, w) for b, w in later])
 

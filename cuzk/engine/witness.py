@@ -21,9 +21,19 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import Backend, KeptScalars, SparseMatrix
+from cuzk.backends.protocol import (
+    COMPUTE_H,
+    DEVICE,
+    KEPT_SCALARS,
+    SPARSE,
+    Backend,
+    KeptScalars,
+    SparseMatrix,
+    has_capability,
+)
+from cuzk.backends.registry import host_backend
 from cuzk.reference.curves import Curve, curve_by_name
-from cuzk.reference.errors import ProvingKeyError, UnsatisfiedConstraintError
+from cuzk.reference.errors import ParameterError, ProvingKeyError, UnsatisfiedConstraintError
 from cuzk.reference.qap import domain_size, qap_matrices
 
 Csr = tuple[np.ndarray, np.ndarray, np.ndarray]  # indptr, columns, coefficient limbs
@@ -33,12 +43,13 @@ Csr = tuple[np.ndarray, np.ndarray, np.ndarray]  # indptr, columns, coefficient 
 class Assignment:
     """A witness ready for the prover: z = (1, inputs…, aux…) and A·z, B·z, C·z on the domain, as (n, 4) uint64
     canonical limbs; ``z_kept`` and ``abc_kept``: z and (a, b, c) kept on the prover's backend, where it keeps
-    scalars (checked and uploaded once; :meth:`cuzk.engine.prover.Prover.stage`)."""
+    scalars (checked and uploaded once; :meth:`cuzk.engine.prover.Prover.stage`). Where the backend made a, b, c
+    itself (:func:`witness_backend`), they are only kept: a, b, c are then the same KeptScalars as ``abc_kept``."""
 
     z: np.ndarray
-    a: np.ndarray
-    b: np.ndarray
-    c: np.ndarray
+    a: np.ndarray | KeptScalars
+    b: np.ndarray | KeptScalars
+    c: np.ndarray | KeptScalars
     z_kept: KeptScalars | None = None
     abc_kept: tuple[KeptScalars, KeptScalars, KeptScalars] | None = None
 
@@ -95,9 +106,11 @@ class SparseQap:
         n = domain_size(cs.num_constraints, cs.num_inputs)
         return cls.from_csr(backend, curve, matrices, cs.num_constraints, num_variables, n)
 
-    def evaluate(self, z: np.ndarray | KeptScalars) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def evaluate(self, z: np.ndarray | KeptScalars, *, keep: bool = False) -> tuple[Any, Any, Any]:
         """(A·z, B·z, C·z) on the domain as (n, 4) canonical limbs, zero-padded to n; z is (num_variables, 4)
         canonical limbs (checked by the backend's ``sparse_product``), or kept by that backend (checked already).
+        With ``keep`` (a QAP from a .zkey, on a backend with KEPT_SCALARS) the three are kept by the backend, where
+        its compute_h_kept reads them: on a device, nothing crosses to the host.
 
         With C, every constraint is checked first: UnsatisfiedConstraintError names the first failing one (by index;
         the reference's :meth:`~cuzk.reference.r1cs.ConstraintSystem.check_satisfied` names it too, with its values).
@@ -105,9 +118,11 @@ class SparseQap:
         if len(z) != self.num_variables:
             raise ProvingKeyError(f"the circuit has {self.num_variables} variables, the witness {len(z)}")
         backend, n = self.backend, self.domain_size
-        a, b = (backend.sparse_product(m, z, rows=n) for m in (self.a, self.b))  # type: ignore[attr-defined]
+        if keep and self.c is not None:
+            raise ParameterError("keep=True is for a QAP without C (a .zkey's): a circuit's constraints are checked")
+        a, b = (backend.sparse_product(m, z, rows=n, keep=keep) for m in (self.a, self.b))  # type: ignore[attr-defined]
         if self.c is None:
-            return a, b, backend.field_op(self.curve, "fr", "mul", a, b)  # type: ignore[attr-defined]
+            return a, b, backend.field_op(self.curve, "fr", "mul", a, b, keep=keep)  # type: ignore[attr-defined]
         c = backend.sparse_product(self.c, z, rows=n)  # type: ignore[attr-defined]
         m = self.num_constraints
         products = backend.field_op(self.curve, "fr", "mul", a[:m], b[:m])  # type: ignore[attr-defined]
@@ -119,6 +134,15 @@ class SparseQap:
                 f"constraint {k} is not satisfied: ⟨a,z⟩ = {va}, ⟨b,z⟩ = {vb}, ⟨c,z⟩ = {vc}", k
             )
         return a, b, c
+
+
+def witness_backend(backend: Backend, *, from_key: bool) -> Backend:
+    """Where a proof on ``backend`` makes A·z, B·z and C·z: for a .zkey (``from_key``: C = A∘B, nothing to check)
+    ``backend`` itself when it is a device that offers SPARSE and KEPT_SCALARS, so that z is uploaded once and the
+    products stay where compute_h and the MSMs read them; otherwise (and for a circuit, whose constraints are
+    checked on the host) the host backend with SPARSE."""
+    own = from_key and all(has_capability(backend, c) for c in (DEVICE, SPARSE, KEPT_SCALARS, COMPUTE_H))
+    return backend if own else host_backend(backend, SPARSE)
 
 
 def _sparse_qap(backend: Backend, curve: str, *fields: Any) -> SparseQap:
@@ -165,4 +189,4 @@ def _qap_terms(cs: Any) -> list[Csr]:
     return out
 
 
-__all__ = ["Assignment", "Csr", "SparseQap", "csr_of_rows", "witness_limbs"]
+__all__ = ["Assignment", "Csr", "SparseQap", "csr_of_rows", "witness_backend", "witness_limbs"]

@@ -2,8 +2,10 @@
 
 What snarkjs does (src/groth16_prove.js), and what this module reproduces:
 
-1. A·z and B·z on every row of the domain from the key's coefficient section (A and B only: here as the host
-   backend's sparse products, :func:`qap_of_zkey`, on the witness's limbs as read from the .wtns);
+1. A·z and B·z on every row of the domain from the key's coefficient section (A and B only: here as sparse
+   products, :func:`qap_of_zkey`, on the witness's limbs as read from the .wtns: on the device itself where it
+   offers SPARSE, z uploaded once and nothing read back, else on the host backend;
+   :func:`~cuzk.engine.witness.witness_backend`);
 2. C's evaluations are taken as (A·z)∘(B·z) on every row — the key has no C — so a witness that does not
    satisfy the circuit is not noticed: it just yields a proof that does not verify;
 3. H = (A·B − C) on the odd 2n-th roots (the circom reduction), then the five MSMs and the proof with random r, s.
@@ -17,6 +19,7 @@ constraint), and can verify the proof it made (``verify_proof=True``) when none 
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,17 +27,17 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendUnavailableError
-from cuzk.backends.protocol import MONTGOMERY_FORM, Backend
+from cuzk.backends.protocol import MONTGOMERY_FORM, STORED_BASES, Backend, has_capability
 from cuzk.backends.registry import host_backend
 from cuzk.engine.key_check import diagnose_failed_proof
 from cuzk.engine.prover import Prover
 from cuzk.engine.timing import Recorder, Span
 from cuzk.engine.verify import check_made_proof
-from cuzk.engine.witness import SparseQap
+from cuzk.engine.witness import SparseQap, witness_backend
 from cuzk.formats import domain
 from cuzk.formats.r1cs import R1cs, check_witness_matches
 from cuzk.formats.wtns import Witness
-from cuzk.formats.zkey import ZKey
+from cuzk.formats.zkey import ZKey, read_zkey
 from cuzk.formats.zkey_check import check_zkey_structure
 from cuzk.reference.errors import ProvingKeyError
 from cuzk.reference.groth16 import Proof
@@ -52,10 +55,11 @@ class ZkeyProof:
 
 
 def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
-    """The key's A and B as sparse matrices on the host ``backend``, their rows in the reference's domain order
-    (snarkjs's row i is the reference's k·i mod n, the identity on BN254: :mod:`cuzk.formats.domain`), so that
-    A·z, B·z and C = (A·z)∘(B·z) come out as the prover takes them. The terms of a row keep the key's order (a
-    stable sort by row), so the sums are taken in the order snarkjs takes them."""
+    """The key's A and B as sparse matrices on ``backend`` (the device itself, or the host: witness_backend), their
+    rows in the reference's domain order (snarkjs's row i is the reference's k·i mod n, the identity on BN254:
+    :mod:`cuzk.formats.domain`), so that A·z, B·z and C = (A·z)∘(B·z) come out as the prover takes them. The terms
+    of a row keep the key's order (a stable sort by row): the host sums them in the order snarkjs does (sums mod r
+    do not depend on it)."""
     coefficients, n = zkey.coefficients, zkey.domain_size
     positions = None if domain.is_identity(zkey.curve.Fr) else domain.row_positions(zkey.curve.Fr, n)
     values = coefficients.values
@@ -63,9 +67,12 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
     for matrix in (0, 1):
         terms = np.flatnonzero(coefficients.matrix == matrix)
         rows = coefficients.constraint[terms] if positions is None else positions[coefficients.constraint[terms]]
-        order = np.argsort(rows, kind="stable")
         indptr = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+        if len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all()):  # snarkjs writes A's, then B's, row by row
+            matrices.append((indptr, coefficients.signal[terms], values[terms]))
+            continue
+        order = np.argsort(rows, kind="stable")
         matrices.append((indptr, coefficients.signal[terms][order], values[terms][order]))
     return SparseQap.from_csr(backend, zkey.curve, matrices, zkey.num_constraints, zkey.num_variables, n)
 
@@ -82,7 +89,7 @@ class ZkeyProver(Prover):
             check_zkey_structure(zkey)
         self.zkey = zkey
         super().__init__(zkey.proving_key(), backend, **options)
-        self.key_qap = qap_of_zkey(zkey, self.host)
+        self.key_qap = qap_of_zkey(zkey, witness_backend(self.backend, from_key=True))
 
     def prove_witness(
         self,
@@ -103,9 +110,20 @@ class ZkeyProver(Prover):
                 check_r1cs_matches(zkey, r1cs)
                 r1cs.check_witness(witness, names)
         w = self.assign(witness.values, self.key_qap)
-        proof = self.prove_assignment(w.z, w.a, w.b, w.c, r=r, s=s, z_kept=w.z_kept)
+        proof = self.prove_assignment(w.z, w.a, w.b, w.c, r=r, s=s, z_kept=w.z_kept, abc_kept=w.abc_kept)
         seconds = engine_seconds(self.recorder.since(first))
         return ZkeyProof(proof, limbs.limbs_to_ints(w.z[1 : zkey.num_public + 1]), seconds)
+
+
+def read_zkey_for(
+    path: str | os.PathLike[str], backend: Backend, num_variables: int, *, check_points: bool = True
+) -> ZKey:
+    """A .zkey read for proving on ``backend``: its point sections left as stored for a backend with STORED_BASES
+    (a device checks and keeps them as they are; nothing is decoded on the host), else decoded where
+    :func:`stored_form_host` says; ``num_variables`` is the header's (read_zkey_header)."""
+    stored = has_capability(backend, STORED_BASES)
+    host = stored_form_host(backend, num_variables)
+    return read_zkey(path, check_points=check_points, host=host, stored=stored)
 
 
 def stored_form_host(backend: Backend, num_variables: int) -> Backend | None:
@@ -167,7 +185,7 @@ def prove_zkey(
             check_r1cs_matches(zkey, r1cs)
             r1cs.check_witness(witness, names)
     with recorder.span("prepare"):
-        prover = ZkeyProver(zkey, backend, key_checked=True, recorder=recorder)
+        prover = ZkeyProver(zkey, backend, key_checked=True, recorder=recorder, proofs=1)
     result = prover.prove_witness(witness, r=r, s=s)
     if verify_proof:
         with recorder.span("verify"):

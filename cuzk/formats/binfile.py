@@ -49,17 +49,17 @@ class BinFile:
         magic: bytes,
         versions: tuple[int, ...],
         section_names: dict[int, str] | None = None,
+        content: bytes | None = None,
     ) -> None:
+        """``content``: the file's bytes, already in memory (a request's body), read in place of the file ``path``,
+        which then only names them in messages."""
         self.path = os.fspath(path)
         self.kind = magic.decode()
         self.section_names = section_names or {}
-        try:
-            size = os.stat(self.path).st_size
-            # mmap refuses an empty file: only a file that can hold the header is mapped
-            data = np.memmap(self.path, dtype=np.uint8, mode="r") if size >= HEADER_BYTES else np.zeros(0, np.uint8)
-        except (OSError, ValueError) as exc:  # missing, a directory, not readable; emptied since os.stat
-            reason = exc.strerror if isinstance(exc, OSError) else "it was emptied while being opened"
-            raise FormatError(self.path, f"cannot open the {self.kind} file: {reason}") from None
+        if content is not None:
+            data, size = np.frombuffer(content, dtype=np.uint8), len(content)
+        else:
+            data, size = self._map()
         self.data: np.ndarray = data
         # the mapping's length, not os.stat's: a file shortened in between must not make reads run past the end
         self.size = size = len(data) if size >= HEADER_BYTES else size
@@ -102,6 +102,16 @@ class BinFile:
                 )
             self.sections.setdefault(section_id, []).append(section)
             pos = section.offset + length
+
+    def _map(self) -> tuple[np.ndarray, int]:
+        try:
+            size = os.stat(self.path).st_size
+            # mmap refuses an empty file: only a file that can hold the header is mapped
+            data = np.memmap(self.path, dtype=np.uint8, mode="r") if size >= HEADER_BYTES else np.zeros(0, np.uint8)
+        except (OSError, ValueError) as exc:  # missing, a directory, not readable; emptied since os.stat
+            reason = exc.strerror if isinstance(exc, OSError) else "it was emptied while being opened"
+            raise FormatError(self.path, f"cannot open the {self.kind} file: {reason}") from None
+        return data, size
 
     def section(self, section_id: int) -> Section:
         """The one section with this id (missing or duplicated: FormatError)."""

@@ -39,6 +39,11 @@ class Coefficients:
         once = from_montgomery(fr, self.stored.view(np.uint8).reshape(len(self), FR_BYTES))  # c·R
         return from_montgomery(fr, once.view(np.uint8).reshape(len(self), FR_BYTES))
 
+    @cached_property
+    def nonzero(self) -> np.ndarray:
+        """Per term, whether its coefficient is not zero (c = 0 exactly when c·R² = 0)."""
+        return limbs.nonzero_rows(self.stored)
+
     def decoded_on(self, host: Backend, curve: Curve) -> Coefficients:
         """These coefficients with :attr:`values` computed by ``host``'s MONTGOMERY_FORM (on every core)."""
         values, bad = host.scalars_from_montgomery(curve, self.stored, 2)

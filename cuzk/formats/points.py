@@ -192,6 +192,10 @@ class PointTable(Sequence[Point]):
         out[positions] = self.limbs
         return PointTable(self.curve, self.group, out)
 
+    def infinity_mask(self) -> np.ndarray:
+        """Per point, whether it is the point at infinity (all-zero limbs)."""
+        return ~limbs.nonzero_rows(self.limbs.reshape(len(self), -1))
+
     def __repr__(self) -> str:
         return f"PointTable({self.curve.name} {self.group}, {len(self)} points)"
 

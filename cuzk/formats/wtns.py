@@ -100,9 +100,9 @@ def check_wtns_layout(path: str | os.PathLike[str]) -> tuple[int, int]:
     return prime, count
 
 
-def read_wtns(path: str | os.PathLike[str]) -> Witness:
-    """Read and check a .wtns file."""
-    file = BinFile(path, MAGIC, (1, 2), SECTIONS)
+def read_wtns(path: str | os.PathLike[str], content: bytes | None = None) -> Witness:
+    """Read and check a .wtns file (``content``: its bytes, already in memory; ``path`` then names them)."""
+    file = BinFile(path, MAGIC, (1, 2), SECTIONS, content=content)
     n8, prime, count = read_header(file)
     body = file.cursor(2)
     raw = body.array(count, n8, "the witness values")

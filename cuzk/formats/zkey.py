@@ -37,6 +37,7 @@ from cuzk.formats.binfile import BinFile, Cursor
 from cuzk.formats.coefficients import FR_BYTES, Coefficients
 from cuzk.formats.errors import CurveMismatchError, InvalidPointError, ValueOutOfRangeError
 from cuzk.formats.points import PointDecoder, PointTable, decode_table, field_bytes, point_bytes
+from cuzk.formats.stored import StoredTable
 from cuzk.reference.curves import CURVES, Curve, Point, curve_by_name
 from cuzk.reference.groth16 import ProvingKey, VerifyingKey
 from cuzk.reference.qap import Reduction
@@ -151,9 +152,12 @@ def read_zkey(
     *,
     check_points: bool = True,
     host: Backend | None = None,
+    stored: bool = False,
 ) -> ZKey:
     """Read a Groth16 .zkey; ``curve`` (a Curve or a name such as bn128) makes a key for another curve an error.
-    ``host``: a backend with MONTGOMERY_FORM that decodes the bulk sections (else numpy does, slower)."""
+    ``host``: a backend with MONTGOMERY_FORM that decodes the bulk sections (else numpy does, slower). ``stored``:
+    the point sections are left as stored (:class:`~cuzk.formats.stored.StoredTable`), to be checked and decoded
+    when first used, or taken as they are by a device with STORED_BASES."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS)
     _check_protocol(file)
     header = file.cursor(2)
@@ -174,7 +178,7 @@ def read_zkey(
     coefficients = _read_coefficients(file, key_curve, num_variables, num_public, domain_size)
     if host is not None:
         coefficients = coefficients.decoded_on(host, key_curve)
-    queries = _read_queries(file, key_curve, (num_variables, num_public, domain_size), check_points, host)
+    queries = _read_queries(file, key_curve, (num_variables, num_public, domain_size), check_points, host, stored)
     a_query, b_g1_query, b_g2_query, l_query, h_query = queries
     return ZKey(
         path=os.fspath(path),
@@ -208,7 +212,7 @@ def _check_protocol(file: BinFile) -> None:
 
 
 def _read_queries(
-    file: BinFile, curve: Curve, sizes: tuple[int, int, int], check_points: bool, host: Backend | None
+    file: BinFile, curve: Curve, sizes: tuple[int, int, int], check_points: bool, host: Backend | None, stored: bool
 ) -> tuple[PointTable, ...]:
     """Sections 5–9: a_query, b_g1_query, b_g2_query, l_query, h_query, decoded (and checked on the curve and in
     the subgroup with ``check_points``) into limb tables; InvalidPointError names the first bad point's offset."""
@@ -221,11 +225,20 @@ def _read_queries(
 
     def table(section: tuple[Cursor, np.ndarray], decoder: PointDecoder) -> PointTable:
         cursor, raw = section
+
+        def locate(index: int, problem: str) -> Exception:
+            offset = cursor.section.offset + index * raw.shape[1]
+            return file.error(f"point {index}: {problem}", cursor.section, offset, InvalidPointError)
+
+        if stored:
+            return StoredTable(curve, decoder.group, raw, locate, check=check_points, host=host)
         array, bad = decode_table(decoder, raw, check=check_points, host=host)
         if bad is not None:
-            offset = cursor.section.offset + bad.index * raw.shape[1]
-            raise file.error(f"point {bad.index}: {bad.problem}", cursor.section, offset, InvalidPointError)
+            raise locate(bad.index, bad.problem)
         return PointTable(curve, decoder.group, array)
+
+    if stored:
+        return tuple(table(section, entry[1]) for section, entry in zip(sections, layout, strict=True))
 
     # numpy releases the GIL inside its loops: the five tables decode side by side on as many cores as there are
     # (a host backend's kernels use every core for each table in turn)

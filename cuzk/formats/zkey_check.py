@@ -59,9 +59,9 @@ def check_zkey_structure(zkey: ZKey) -> None:
 
 
 def infinity_mask(table: PointTable | Sequence[Point]) -> np.ndarray:
-    """Per point, whether it is the point at infinity (all-zero limbs in a table)."""
+    """Per point, whether it is the point at infinity (all-zero limbs in a table, all-zero words as stored)."""
     if isinstance(table, PointTable):
-        return ~np.any(table.limbs.reshape(len(table), -1) != 0, axis=1)
+        return table.infinity_mask()
     return np.array([p.is_identity() for p in table], dtype=bool)
 
 
@@ -75,7 +75,7 @@ def term_label(zkey: ZKey, i: int) -> str:
 def zero_coefficient(zkey: ZKey) -> BadKeyError | None:
     """The error for the first coefficient that is zero (circom and snarkjs write no zero terms; a zeroed
     coefficient leaves the A and B points, made with its value, contradicting it), or None."""
-    zero = ~np.any(zkey.coefficients.stored != 0, axis=1)
+    zero = ~zkey.coefficients.nonzero
     if not zero.any():
         return None
     i = int(np.argmax(zero))
@@ -148,7 +148,7 @@ def _signals_with_terms(zkey: ZKey, matrix: int) -> np.ndarray:
     """Per signal, whether it has a non-zero coefficient in ``matrix`` (0 = A, 1 = B)."""
     c = zkey.coefficients
     used = np.zeros(zkey.num_variables, dtype=bool)
-    used[c.signal[(c.matrix == matrix) & np.any(c.stored != 0, axis=1)]] = True
+    used[c.signal[(c.matrix == matrix) & c.nonzero]] = True
     return used
 
 

@@ -30,7 +30,6 @@ JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")  # a client's id (Idem
 TICK = 0.5  # seconds between looks for jobs past their timeout
 PURGE_TICKS = 120  # ticks between removals of expired results
 SERVICE = web.AppKey("service", Service)
-SCRATCH = web.AppKey("scratch", str)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -80,7 +79,7 @@ def auth_middleware(token: str | None) -> Any:
 async def read_job(request: web.Request, *, durable: bool) -> Job:
     """The job a POST describes: the key and the witness checked against it (.wtns bytes, or JSON decimal
     strings), and its id (a client's Idempotency-Key or ``"id"``, else a new one)."""
-    service, scratch = request.app[SERVICE], request.app[SCRATCH]
+    service = request.app[SERVICE]
     job_id = request.headers.get("Idempotency-Key")
     if request.content_type == "application/json":
         body = await request_json(request)
@@ -91,7 +90,7 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
     else:
         entry = service.registry.get(request.query.get("key"))  # before the body is read
         wtns = await request.read()
-        witness = await asyncio.to_thread(read_wtns_bytes, wtns, entry.prime, entry.count, entry.name, scratch)
+        witness = await asyncio.to_thread(read_wtns_bytes, wtns, entry.prime, entry.count, entry.name)
     if job_id is not None and (not isinstance(job_id, str) or not JOB_ID.fullmatch(job_id)):
         raise BadRequestError(
             "a job id is 1 to 128 letters, digits, '.', '_', ':' or '-', starting with one of the first two"
@@ -175,9 +174,9 @@ async def metrics(request: web.Request) -> web.Response:
     return web.Response(body=data, headers={"Content-Type": content_type})
 
 
-def make_app(service: Service, *, token: str | None, max_body: int, scratch: str) -> web.Application:
+def make_app(service: Service, *, token: str | None, max_body: int) -> web.Application:
     app = web.Application(client_max_size=max_body, middlewares=[error_middleware(service), auth_middleware(token)])
-    app[SERVICE], app[SCRATCH] = service, scratch
+    app[SERVICE] = service
     app.add_routes(
         [
             web.post("/prove", prove),

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuzk.backends.protocol import Backend
-from cuzk.engine.zkey import stored_form_host
+from cuzk.engine.zkey import read_zkey_for
 from cuzk.formats.zkey import ZKey, read_zkey, read_zkey_header, snarkjs_name
 from cuzk.reference.errors import ParameterError
 from cuzk.serve.errors import UnprocessableError
@@ -69,8 +69,11 @@ class KeyRegistry:
                 continue
             if not NAME.fullmatch(stem):
                 raise ParameterError(f"{path}: a key's name (its file stem) must be letters, digits, '.', '_', '-'")
-            host = None if backend is None else stored_form_host(backend, read_zkey_header(path)[1])
-            self.entries[stem] = KeyEntry(stem, path, read_zkey(path, check_points=check_points, host=host))
+            if backend is None:
+                zkey = read_zkey(path, check_points=check_points)
+            else:
+                zkey = read_zkey_for(path, backend, read_zkey_header(path)[1], check_points=check_points)
+            self.entries[stem] = KeyEntry(stem, path, zkey)
         if not self.entries:
             raise ParameterError(f"--keys {folder}: no .zkey file in it")
 

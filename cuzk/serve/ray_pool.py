@@ -76,7 +76,7 @@ class ProverActor:
             device = get_backend(backend)
             registry = KeyRegistry(folder, backend=device)
             for curve in {entry.zkey.curve.name: entry.zkey.curve for entry in registry.entries.values()}.values():
-                with warm_up(device, curve, "prove") as warming:
+                with warm_up(device, curve, "prove", from_key=True, long_lived=True) as warming:
                     warming.wait()
             self.device = DeviceProver(registry, device)
         finally:
@@ -96,7 +96,8 @@ class ProverActor:
             with self._staging:
                 prepared = self.device.prepare(key, wtns)
             with self._proving:
-                outcome = Outcome(DONE, result=self.device.prove(prepared))
+                proof = self.device.prove(prepared)
+            outcome = Outcome(DONE, result=self.device.check(prepared, proof))
         except Exception as exc:  # the job's failure, reported as the local worker reports it
             outcome = failure(exc)
         return outcome, self.device.spans(key)

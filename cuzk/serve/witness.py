@@ -9,9 +9,7 @@ journal) as .wtns bytes, which is what a worker reads again after a restart.
 
 from __future__ import annotations
 
-import os
 import struct
-import tempfile
 from typing import Any
 
 import numpy as np
@@ -23,6 +21,7 @@ from cuzk.reference.errors import CuzkError
 from cuzk.serve.errors import UnprocessableError
 
 REQUEST = "the witness"  # how messages name the witness of a request (it has no file name)
+LABEL = "<request>"  # the reader's name for the body, replaced by REQUEST in what a client reads
 
 
 def encode_wtns(prime: int, values: np.ndarray) -> bytes:
@@ -36,18 +35,15 @@ def encode_wtns(prime: int, values: np.ndarray) -> bytes:
     return b"".join(parts)
 
 
-def read_wtns_bytes(data: bytes, prime: int, count: int, key: str, scratch: str | None = None) -> Witness:
+def read_wtns_bytes(data: bytes, prime: int, count: int, key: str) -> Witness:
     """The witness of the .wtns bytes ``data``, checked (as a .wtns file is) to be over ``prime`` with ``count``
-    values (the key ``key``'s); UnprocessableError naming the problem otherwise. The bytes go through a temporary
-    file in ``scratch`` (the .wtns reader maps a file), removed at once."""
-    with tempfile.NamedTemporaryFile(dir=scratch, prefix="request-", suffix=".wtns") as file:
-        file.write(data)
-        file.flush()
-        try:
-            witness = read_wtns(file.name)
-            check_witness_matches(witness, prime, count, f"key {key!r}")
-        except CuzkError as exc:
-            raise UnprocessableError(str(exc).replace(f"{file.name}: ", "").replace(file.name, REQUEST)) from None
+    values (the key ``key``'s); UnprocessableError naming the problem otherwise. Read in place: no copy of the
+    body goes through a file."""
+    try:
+        witness = read_wtns(LABEL, content=data)
+        check_witness_matches(witness, prime, count, f"key {key!r}")
+    except CuzkError as exc:
+        raise UnprocessableError(str(exc).replace(f"{LABEL}: ", "").replace(LABEL, REQUEST)) from None
     return Witness(REQUEST, witness.prime, witness.values)
 
 
@@ -75,11 +71,4 @@ def witness_of_json(values: Any, prime: int, count: int, key: str) -> Witness:
     return Witness(REQUEST, prime, limbs.ints_to_limbs(numbers, limbs.limb_count(prime)))
 
 
-def scratch_folder(state: str) -> str:
-    """The state directory's folder for request temporaries (made when missing)."""
-    folder = os.path.join(state, "tmp")
-    os.makedirs(folder, exist_ok=True)
-    return folder
-
-
-__all__ = ["REQUEST", "encode_wtns", "read_wtns_bytes", "scratch_folder", "witness_of_json"]
+__all__ = ["REQUEST", "encode_wtns", "read_wtns_bytes", "witness_of_json"]

@@ -1,14 +1,16 @@
-"""One worker per device: a prover per key, prepared once, and a two-stage pipeline over the shared queue.
+"""One worker per device: a prover per key, prepared once, and a three-stage pipeline over the shared queue.
 
 :class:`DeviceProver` is the device's part, with no queue and no HTTP: a :class:`~cuzk.engine.zkey.ZkeyProver` per
 registered key (the bases resident on the device, or in memory on the cpu backend, for every proof), and
-:meth:`~DeviceProver.prepare` / :meth:`~DeviceProver.prove`, or both in :meth:`~DeviceProver.prove_wtns`. It is what
-a remote actor (a Ray actor, one per GPU) wraps: plain arguments in, a JSON-ready result out.
+:meth:`~DeviceProver.prepare` / :meth:`~DeviceProver.prove` / :meth:`~DeviceProver.check`, or all three in
+:meth:`~DeviceProver.prove_wtns`. It is what a remote actor (a Ray actor, one per GPU) wraps: plain arguments in, a
+JSON-ready result out.
 
-:class:`Worker` runs a DeviceProver on two threads, as the engine's pipeline does (:mod:`cuzk.engine.pipeline`):
-the *stage* thread takes the next job, claims it, parses and checks its witness and makes A·z, B·z, C·z (staged on
-the device) while the *prove* thread runs the current proof (B_G2 on its own thread, as the engine does). A job
-that fails (a bad witness, a witness that does not satisfy the circuit) fails alone: the worker goes on.
+:class:`Worker` runs a DeviceProver on three threads, as the engine's pipeline does (:mod:`cuzk.engine.pipeline`):
+the *stage* thread takes the next job, claims it, parses and checks its witness and makes A·z, B·z, C·z (on a
+device from z uploaded once, on the device) while the *prove* thread runs the current proof (B_G2 on its own
+thread, as the engine does) and the *check* thread checks the previous one (its pairings on the host). A job that
+fails (a bad witness, a witness that does not satisfy the circuit) fails alone: the worker goes on.
 """
 
 from __future__ import annotations
@@ -22,12 +24,13 @@ from typing import Any
 from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
 from cuzk.engine.timing import Recorder
+from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import Assignment
 from cuzk.engine.zkey import ZkeyProver
-from cuzk.errors import ProofSelfCheckError
 from cuzk.formats import snarkjs_json
 from cuzk.formats.wtns import Witness
 from cuzk.reference.errors import CuzkError
+from cuzk.reference.groth16 import Proof
 from cuzk.serve.errors import ServeError, UnprocessableError
 from cuzk.serve.jobs import DONE, FAILED, Job, JobQueue, Outcome
 from cuzk.serve.keys import KeyRegistry
@@ -48,15 +51,16 @@ class Prepared:
 
 class DeviceProver:
     """The provers of one device (``backend``, an object or a name), one per key of ``registry``. Every proof is
-    checked against the key's verifying key before it is returned (the engine's self-check)."""
+    checked against the key's verifying key before it is returned (the engine's self-check, made by :meth:`check`
+    outside the prover's lock, so that a worker checks proof k while the device makes proof k + 1)."""
 
-    def __init__(self, registry: KeyRegistry, backend: Backend | str | None, *, scratch: str | None = None) -> None:
-        self.registry, self.scratch = registry, scratch
+    def __init__(self, registry: KeyRegistry, backend: Backend | str | None) -> None:
+        self.registry = registry
         self.provers: dict[str, ZkeyProver] = {}
         self._cursors: dict[str, int] = {}
         self._spans_lock = threading.Lock()
         for name, entry in registry.entries.items():
-            prover = ZkeyProver(entry.zkey, backend, verify=True, recorder=Recorder(limit=SPANS_KEPT))
+            prover = ZkeyProver(entry.zkey, backend, verify=False, recorder=Recorder(limit=SPANS_KEPT))
             self.provers[name], self._cursors[name] = prover, prover.recorder.mark()
         self.backend_name = next(iter(self.provers.values())).backend.name
 
@@ -64,27 +68,35 @@ class DeviceProver:
         """Parse and check the witness (``witness`` when the caller already did), then A·z, B·z, C·z, staged."""
         entry = self.registry.get(key)
         if witness is None:
-            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key, self.scratch)
+            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key)
         prover = self.provers[key]
         assignment = prover.stage(prover.assign(witness.values, prover.key_qap))
         public = limbs.limbs_to_ints(assignment.z[1 : entry.zkey.num_public + 1])
         return Prepared(key, assignment, public)
 
-    def prove(self, prepared: Prepared) -> dict[str, Any]:
-        """The proof of a prepared witness, verified, as ``{"proof": proof.json, "public": public.json}``."""
-        prover, w = self.provers[prepared.key], prepared.assignment
-        try:
-            proof = prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept, abc_kept=w.abc_kept)
-        except ProofSelfCheckError:
+    def prove(self, prepared: Prepared) -> Proof:
+        """The proof of a prepared witness, not checked yet (:meth:`check`)."""
+        w = prepared.assignment
+        return self.provers[prepared.key].prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept, abc_kept=w.abc_kept)
+
+    def check(self, prepared: Prepared, proof: Proof) -> dict[str, Any]:
+        """The proof checked against the key's verifying key (the engine's self-check, phase ``self_check``), as
+        ``{"proof": proof.json, "public": public.json}``; UnprocessableError when it does not verify: the witness
+        does not satisfy the circuit (a .zkey cannot tell before)."""
+        prover = self.provers[prepared.key]
+        with prover.recorder.span("self_check"):
+            verified = check_made_proof(prover.pk.vk, prepared.public, proof, prover.backend)
+        if not verified:
             raise UnprocessableError(
                 f"the witness does not satisfy the circuit of key {prepared.key!r}: the proof made with it does "
                 "not verify"
-            ) from None
+            )
         return {"proof": snarkjs_json.proof_to_json(proof), "public": [str(v) for v in prepared.public]}
 
     def prove_wtns(self, key: str, wtns: bytes) -> dict[str, Any]:
-        """Both steps for one witness given as .wtns bytes: the call a remote actor makes."""
-        return self.prove(self.prepare(key, wtns))
+        """The three steps for one witness given as .wtns bytes: the call a remote actor makes."""
+        prepared = self.prepare(key, wtns)
+        return self.check(prepared, self.prove(prepared))
 
     def spans(self, key: str) -> list[tuple[str, float]]:
         """The engine-level (phase, seconds) recorded for ``key`` since the last call (each span once)."""
@@ -112,9 +124,11 @@ class Worker:
     def __init__(self, name: str, device: DeviceProver, jobs: JobQueue, hooks: Hooks) -> None:
         self.name, self.device, self.jobs, self.hooks = name, device, jobs, hooks
         self._handoff: queue.Queue[tuple[Job, Prepared] | None] = queue.Queue(maxsize=1)
+        self._proven: queue.Queue[tuple[Job, Prepared, Proof | Outcome] | None] = queue.Queue(maxsize=1)
         self._threads = [
             threading.Thread(target=self._stage, name=f"{name}-stage", daemon=True),
             threading.Thread(target=self._prove, name=f"{name}-prove", daemon=True),
+            threading.Thread(target=self._check, name=f"{name}-check", daemon=True),
         ]
 
     def start(self) -> None:
@@ -142,11 +156,23 @@ class Worker:
     def _prove(self) -> None:
         while (item := self._handoff.get()) is not None:
             job, prepared = item
+            made: Proof | Outcome
             try:
-                outcome = Outcome(DONE, result=self.device.prove(prepared))
+                made = self.device.prove(prepared)
             except Exception as exc:
-                outcome = failure(exc)
-            self.hooks.finish(job, outcome)
+                made = failure(exc)
+            self._proven.put((job, prepared, made))
+        self._proven.put(None)
+
+    def _check(self) -> None:
+        while (item := self._proven.get()) is not None:
+            job, prepared, made = item
+            if isinstance(made, Proof):
+                try:
+                    made = Outcome(DONE, result=self.device.check(prepared, made))
+                except Exception as exc:
+                    made = failure(exc)
+            self.hooks.finish(job, made)
             self.hooks.observe(job.key, self.device.spans(job.key))
 
 

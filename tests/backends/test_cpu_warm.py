@@ -163,7 +163,8 @@ PROOF_COMPILES_NOTHING = textwrap.dedent(
 )
 
 
-@pytest.mark.parametrize("case", ["every_path", "sized"])
+# every_path (the full warm-up in a fresh cache, about a minute on 2 cores) runs with -m slow; sized in every run
+@pytest.mark.parametrize("case", [pytest.param("every_path", marks=pytest.mark.slow), "sized"])
 def test_after_the_warm_up_a_proof_compiles_nothing(tmp_path: Path, case: str) -> None:
     """The warm-up's tiny calls reach the very signatures a proof uses: with its processes done, a proof in a
     fresh numba cache loads every kernel (no compile event), its self-check included; "sized": a warm-up given the

@@ -17,6 +17,7 @@ from cuzk.backends import limbs
 from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
 from cuzk.backends.gpu.backend import DeviceBackend
+from cuzk.backends.gpu.bases import SHIFTED_MIN_USES
 from cuzk.backends.gpu.context import DeviceContext, Finish
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.opencl import OpenCLBackend
@@ -215,6 +216,10 @@ def test_msm_over_shifted_bases(backend: DeviceBackend, curve: Curve, group: str
     np.testing.assert_array_equal(shifted.msm_prepared(handle, zero), np.zeros_like(expected))
     plain = fresh(backend, shifted_bases=False).prepare_bases(curve, group, bases)
     assert plain.payload.shift is None
+    few = shifted.prepare_bases(curve, group, bases, uses=1)  # one MSM does not pay for the copies
+    assert few.payload.shift is None
+    np.testing.assert_array_equal(shifted.msm_prepared(few, scalars), expected)
+    assert shifted.prepare_bases(curve, group, bases, uses=SHIFTED_MIN_USES).payload.shift is not None
 
 
 @pytest.mark.parametrize("group", GROUPS)

@@ -146,7 +146,15 @@ def test_generated_text(curve: Curve, api: Api, program: str) -> None:
     shared = source.split(prelude, 1)[1]
     foreign = ["__kernel", "__global", "__constant ", "mul_hi", "get_global_id", "ulong"]
     if api is OPENCL:
-        foreign = ["__global__", "__device__", "__constant__", "blockIdx", "atomicAdd", "unsigned long long"]
+        foreign = [
+            "__global__",
+            "__device__",
+            "__constant__",
+            "blockIdx",
+            "atomicAdd",
+            "atomicMin",
+            "unsigned long long",
+        ]
     for token in foreign:  # as a whole word: the prelude's mul_hi_limb is not OpenCL's mul_hi
         found = re.search(rf"(?<!\w){re.escape(token)}(?!\w)", shared)
         assert found is None, f"{token!r} in the shared part of the {api.name} source: use the prelude's names"
@@ -193,6 +201,7 @@ static inline void __syncthreads() {}
 struct cuzk_dim3 { unsigned x, y, z; };
 static cuzk_dim3 blockIdx, blockDim, threadIdx;
 static inline unsigned atomicAdd(unsigned *p, unsigned v) { unsigned old = *p; *p += v; return old; }
+static inline unsigned atomicMin(unsigned *p, unsigned v) { unsigned old = *p; if (v < old) *p = v; return old; }
 static inline unsigned min(unsigned a, unsigned b) { return a < b ? a : b; }
 static inline unsigned __umulhi(unsigned a, unsigned b) { return (unsigned)(((unsigned long long)a * b) >> 32); }
 static inline long long __double_as_longlong(double x) { long long b; std::memcpy(&b, &x, 8); return b; }

@@ -137,3 +137,11 @@ def test_canonicity_at_the_boundary() -> None:
 def test_wrong_group_name() -> None:
     with pytest.raises(CuzkError, match="unknown group"):
         limbs.point_shape(BN254, "g3")
+
+
+@pytest.mark.parametrize("columns", [0, 1, 4, 12])
+def test_nonzero_rows_is_any_word_nonzero(columns: int) -> None:
+    rng = np.random.default_rng(columns)
+    words = rng.integers(0, 3, size=(200, columns), dtype=np.uint64) * np.uint64(1 << 63)
+    words[::7] = 0
+    assert np.array_equal(limbs.nonzero_rows(words), np.any(words != 0, axis=1))

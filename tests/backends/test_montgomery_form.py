@@ -127,3 +127,51 @@ def test_the_lowest_index_wins_whatever_its_problem(name: str, first: str) -> No
     words[unreduced].reshape(-1, words.shape[-1])[3] = limbs.ints_to_limbs([curve.q + 1], words.shape[-1])[0]
     _, bad, problem = backend(name).points_from_montgomery(curve, group, as_bytes(words))
     assert bad == 12 and ("not on" in problem) == (first == "off_curve")
+
+
+STORED_BACKENDS = ["opencl", "cuda"]  # every backend of the project that declares STORED_BASES (checked below)
+
+
+def stored_backend(name: str):
+    from cuzk.backends.protocol import STORED_BASES
+
+    usable_or_skip(name)
+    b = get_backend(name)
+    assert has_capability(b, STORED_BASES)
+    return b
+
+
+@pytest.mark.parametrize("name", STORED_BACKENDS)
+@by_curve
+@by_group
+def test_stored_bases_are_the_decoded_bases(name: str, curve: Curve, group: str) -> None:
+    """STORED_BASES: the words as a .zkey holds them, prepared as they are, give the MSM of the decoded bases (the
+    numpy oracle's limbs prepared as usual), points at infinity included."""
+    b = stored_backend(name)
+    canonical, words = stored_points(curve, group, 45, seed=13)
+    handle, bad = b.prepare_stored_bases(curve, group, as_bytes(words))
+    assert bad == -1 and handle is not None and handle.n == 45
+    rng = random.Random(2)
+    scalars = limbs.ints_to_limbs([rng.randrange(curve.r) for _ in range(45)], limbs.FR_LIMBS)
+    expected = b.msm_prepared(b.prepare_bases(curve, group, canonical), scalars)
+    assert np.array_equal(b.msm_prepared(handle, scalars), expected)
+
+
+@pytest.mark.parametrize("name", STORED_BACKENDS)
+@by_curve
+@by_group
+@pytest.mark.parametrize("fault", ["off_curve", "unreduced"])
+def test_stored_bases_name_the_oracles_first_bad_point(name: str, curve: Curve, group: str, fault: str) -> None:
+    """A bad point (off the curve, or a coordinate equal to q) is found on the device: the index is the oracle's
+    first bad point; without the check the words are taken as they are."""
+    b = stored_backend(name)
+    _, words = stored_points(curve, group, 40, seed=17)
+    for index in (31, 22):
+        if fault == "off_curve":
+            words[index].reshape(-1, words.shape[-1])[1, 0] ^= np.uint64(1)
+        else:
+            words[index].reshape(-1, words.shape[-1])[0] = limbs.ints_to_limbs([curve.q], words.shape[-1])[0]
+    _, expected = PointDecoder(curve, group).decode(as_bytes(words))
+    assert expected is not None and b.prepare_stored_bases(curve, group, as_bytes(words)) == (None, expected.index)
+    handle, bad = b.prepare_stored_bases(curve, group, as_bytes(words), check=False)
+    assert bad == -1 and handle is not None

@@ -37,7 +37,7 @@ def test_committed_manifest_matches_the_directory() -> None:
     assert [e.path for e in entries] == vector_files_on_disk(VECTORS_DIR)
     for entry in entries:
         assert sha256_of((VECTORS_DIR / entry.path).read_bytes()) == entry.sha256
-    assert {e.kind for e in entries} == {"field", "ntt", "msm", "groth16", "pairing"}
+    assert {e.kind for e in entries} == {"field", "ntt", "msm", "groth16", "pairing", "point_ntt"}
     assert {e.curve for e in entries} == {"bls12_381", "bn254"}
     size = sum((VECTORS_DIR / e.path).stat().st_size for e in entries)
     assert size < 8_000_000, f"committed vectors grew to {size / 1e6:.1f} MB"

@@ -13,7 +13,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.cpu import sparse
 from cuzk.backends.errors import BackendInputError, InputSizeMismatchError
-from cuzk.backends.protocol import SPARSE, Backend, has_capability
+from cuzk.backends.protocol import KEPT_SCALARS, SPARSE, Backend, KeptScalars, has_capability
 from cuzk.backends.registry import get_backend
 from cuzk.engine.witness import SparseQap, csr_of_rows
 from cuzk.reference.circuits import CIRCUITS, build
@@ -23,7 +23,9 @@ from cuzk.reference.groth16.prover import qap_evaluations
 from cuzk.reference.qap import evaluate_rows
 from cuzk.reference.r1cs import ConstraintSystem
 
-HOSTS = ["cpu", "reference"]
+from .._suite_backends import usable_or_skip
+
+HOSTS = ["cpu", "reference", "opencl", "cuda"]  # every backend with SPARSE; the devices where they run
 
 
 def ints(array: np.ndarray) -> list[int]:
@@ -32,6 +34,7 @@ def ints(array: np.ndarray) -> list[int]:
 
 @pytest.fixture(params=HOSTS)
 def host(request: pytest.FixtureRequest) -> Backend:
+    usable_or_skip(request.param)
     backend = get_backend(request.param)
     assert has_capability(backend, SPARSE)
     return backend
@@ -79,6 +82,34 @@ def test_sparse_product_equals_evaluate_rows(curve: Curve, count: int, host: Bac
     reference_rows = [[(col, fr(c)) for col, c in row] for row in rows]
     expected = [v.value for v in evaluate_rows(reference_rows, [fr(v) for v in z], padded)]
     assert ints(got) == expected
+
+
+@pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
+def test_kept_products_are_the_products(curve: Curve, host: Backend) -> None:
+    """With ``keep`` (KEPT_SCALARS) the products stay on the backend, as a .zkey's witness side does on a device:
+    A·z from z kept there, B·z from z given as an array, C = (A·z)∘(B·z) from both kept; each read back through
+    field_op (kept operands, no keep) is the reference's, row for row; a row of 40 terms spans chunks."""
+    if not has_capability(host, KEPT_SCALARS):
+        pytest.skip(f"the {host.name} backend keeps no scalars (KEPT_SCALARS)")
+    fr, r = curve.Fr, curve.Fr.MODULUS
+    rng = random.Random(7)
+    width, count = 50, 300
+    rows_a = [*random_rows(rng, r, count, width), [(j % width, rng.randrange(r)) for j in range(40)]]
+    rows_b = random_rows(rng, r, count + 1, width)
+    z = [1] + [rng.choice([0, 1, r - 1, rng.randrange(r)]) for _ in range(width - 1)]
+    z_limbs, padded = limbs.ints_to_limbs(z, 4), count + 9
+    z_kept = host.keep_scalars(curve, z_limbs)  # type: ignore[attr-defined]
+    a = host.sparse_product(host.prepare_sparse(curve, *csr_of_rows(rows_a), width), z_kept, rows=padded, keep=True)  # type: ignore[attr-defined]
+    b = host.sparse_product(host.prepare_sparse(curve, *csr_of_rows(rows_b), width), z_limbs, rows=padded, keep=True)  # type: ignore[attr-defined]
+    assert all(isinstance(v, KeptScalars) and len(v) == padded for v in (a, b))
+    c = host.field_op(curve, "fr", "mul", a, b, keep=True)  # type: ignore[attr-defined]
+    zero = np.zeros((padded, 4), dtype=np.uint64)
+    got = [ints(host.field_op(curve, "fr", "add", v, zero)) for v in (a, b, c)]  # type: ignore[attr-defined]
+    expected_a, expected_b = (
+        [v.value for v in evaluate_rows([[(col, fr(x)) for col, x in row] for row in rows], [fr(v) for v in z], padded)]
+        for rows in (rows_a, rows_b)
+    )
+    assert got == [expected_a, expected_b, [x * y % r for x, y in zip(expected_a, expected_b, strict=True)]]
 
 
 def test_sparse_extremes(host: Backend) -> None:

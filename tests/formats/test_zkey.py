@@ -22,6 +22,8 @@ from cuzk.reference.groth16 import create_proof, generate_parameters_with_toxic_
 from cuzk.reference.groth16.prover import qap_evaluations as reference_qap_evaluations
 from cuzk.reference.qap import Reduction
 
+from .._suite_backends import usable_or_skip
+
 TOXIC_VALUES = {"tau": 123456789, "alpha": 11, "beta": 13, "gamma": 17, "delta": 19}
 
 
@@ -91,6 +93,27 @@ def test_proof_equals_the_reference_proof(small_circuits, name: str) -> None:  #
     assert result.public_signals == [small.cs.input_assignment[1].value]
 
 
+@pytest.mark.parametrize("device", ["opencl", "cuda"])
+@pytest.mark.parametrize("name", ["bn254", "bls12_381"])
+def test_witness_side_on_the_device(small_circuits, name: str, device: str) -> None:  # type: ignore[no-untyped-def]
+    """On a device with SPARSE, a .zkey's A·z, B·z and C = A∘B are made on the device from z uploaded once and stay
+    there (kept, never read back) for compute_h and the MSMs: the proof is the reference backend's, bit for bit."""
+    from cuzk.backends.protocol import KeptScalars
+    from cuzk.formats.wtns import read_wtns
+
+    usable_or_skip(device)
+    small = small_circuits[name]
+    zkey, witness = read_zkey(small.zkey), read_wtns(small.wtns)
+    prover = ZkeyProver(zkey, device)
+    assert prover.key_qap.backend is prover.backend
+    assignment = prover.assign(witness.values, prover.key_qap)
+    assert assignment.abc_kept is not None and all(isinstance(v, KeptScalars) for v in assignment.abc_kept)
+    got = prover.prove_witness(witness, r=5, s=7)
+    expected = ZkeyProver(zkey, "reference").prove_witness(witness, r=5, s=7)
+    assert got.proof == expected.proof
+    assert got.public_signals == expected.public_signals
+
+
 def test_curve_asked_for(small_circuits) -> None:  # type: ignore[no-untyped-def]
     assert read_zkey(small_circuits["bn254"].zkey, "bn128").curve is BN254
     with pytest.raises(
@@ -140,21 +163,33 @@ def _flip_point(content: bytearray, index: int, point_bytes: int) -> bytearray:
     return content
 
 
+@pytest.mark.parametrize("where", ["read", "stored", "opencl", "cuda"])
 @pytest.mark.parametrize(
     ("section_id", "group", "name"), [(5, "g1", "A points"), (7, "g2", "B2 points"), (9, "g1", "H points")]
 )
-def test_point_off_the_curve(small, rewrite, section, tmp_path: Path, section_id: int, group: str, name: str) -> None:  # type: ignore[no-untyped-def]
+def test_point_off_the_curve(
+    small, rewrite, section, tmp_path: Path, section_id: int, group: str, name: str, where: str
+) -> None:  # type: ignore[no-untyped-def]
+    """The same error wherever the point is checked: when the key is read, when a section left as stored is first
+    decoded, or on a device that takes the stored words as they are (STORED_BASES) while the prover is made."""
     from cuzk.formats.points import point_bytes
 
     size = point_bytes(small.curve, group)
     content = section(small.zkey, section_id)
     index = next(i for i in range(len(content) // size) if any(content[i * size : (i + 1) * size]))
     path = rewrite(small.zkey, tmp_path / "off.zkey", {section_id: bytes(_flip_point(content, index, size))})
+    attribute = {5: "a_query", 7: "b_g2_query", 9: "h_query"}[section_id]
     with pytest.raises(
         InvalidPointError,
         match=rf"off.zkey: section {section_id} \({name}\), offset \d+ .*point {index}: the point is not on",
     ):
-        read_zkey(path)
+        if where == "read":
+            read_zkey(path)
+        elif where == "stored":
+            _ = getattr(read_zkey(path, stored=True), attribute).limbs
+        else:
+            usable_or_skip(where)
+            ZkeyProver(read_zkey(path, stored=True), where, key_checked=True)
     assert len(read_zkey(path, check_points=False).a_query) > 0  # the bulk checks can be skipped
 
 

@@ -1,0 +1,261 @@
+"""The NTT over G1/G2 points (capability POINT_NTT): a ptau's Lagrange bases, for ``prepare phase2``.
+
+The transform of :func:`cuzk.reference.point_ntt.point_ntt`, compiled: bit reversal, then log₂ n passes of
+butterflies (A, B) → (A + [w]B, A − [w]B) over points in XYZZ form (:mod:`.curve`); the inverse runs the passes
+with ω⁻¹ and multiplies every output by n⁻¹ (the same points as the reference's order, which reads the forward
+transform backwards). A butterfly's cost is its scalar multiplication by a 254-bit twiddle, made cheap twice:
+
+- GLV (:mod:`.glv`): w = w₁ + w₂·λ with |w₁|, |w₂| < 2^128 and [w]B = [w₁]B + [w₂]φ(B), φ(x, y) = (β·x, y): one
+  chain of ~128 doublings for both halves instead of ~254;
+- width-5 wNAF (Solinas) of each half: odd digits |d| < 16 with at least 4 zeros after each, so ~26 additions per
+  half, from the odd multiples B, 3B, …, 15B (φ of one is one multiplication by β).
+
+The twiddles' halves and digits are computed once per transform for the n/2 distinct twiddles ω^t. A pass's
+butterflies are independent: spread over the pool's threads, a span each. The results leave XYZZ form a chunk at a
+time through one inversion (Montgomery's trick).
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from cuzk.backends import limbs
+from cuzk.backends.cpu.curve import add_xyzz, double, from_affine, identity
+from cuzk.backends.cpu.field import from_mont, inv, is_zero, load, mul, neg, one, store, to_mont
+from cuzk.backends.cpu.glv import Glv, glv
+from cuzk.backends.cpu.jit import JIT
+from cuzk.backends.cpu.params import CurveParams, limb_tuple
+from cuzk.reference.curves import Curve
+
+WNAF_WIDTH = 5
+GLV_DIGITS = 136  # a GLV half below 2^128 has at most 129 wNAF digits
+ODD_MULTIPLES = 1 << (WNAF_WIDTH - 2)  # P, 3P, …, 15P
+CHUNK = 1024  # points brought to affine form by one inversion
+SERIAL_BUTTERFLIES = 64  # passes with fewer butterflies run on the calling thread
+
+
+@njit(**JIT)
+def wnaf_digits(scalars: np.ndarray, out: np.ndarray) -> None:
+    """out[i, j] ← digit j (weight 2^j) of the width-5 NAF of scalar i (4 little-endian uint64 limbs, < 2^255)."""
+    one64 = np.uint64(1)
+    mask = np.uint64((1 << WNAF_WIDTH) - 1)
+    for i in range(scalars.shape[0]):
+        w0, w1, w2, w3 = scalars[i, 0], scalars[i, 1], scalars[i, 2], scalars[i, 3]
+        j = 0
+        while (w0 | w1 | w2 | w3) != 0:
+            d = 0
+            if w0 & one64:
+                d = np.int64(w0 & mask)
+                if d >= 1 << (WNAF_WIDTH - 1):
+                    d -= 1 << WNAF_WIDTH
+                if d > 0:  # k − d: borrow through the limbs
+                    s = np.uint64(d)
+                    b0 = w0 < s
+                    w0 = w0 - s
+                    b1 = b0 and w1 == 0
+                    w1 = w1 - np.uint64(b0)
+                    b2 = b1 and w2 == 0
+                    w2 = w2 - np.uint64(b1)
+                    w3 = w3 - np.uint64(b2)
+                else:  # k + |d|: carry through the limbs
+                    s = np.uint64(-d)
+                    w0 = w0 + s
+                    c0 = w0 < s
+                    w1 = w1 + np.uint64(c0)
+                    c1 = c0 and w1 == 0
+                    w2 = w2 + np.uint64(c1)
+                    c2 = c1 and w2 == 0
+                    w3 = w3 + np.uint64(c2)
+            out[i, j] = d
+            w0 = (w0 >> one64) | (w1 << np.uint64(63))
+            w1 = (w1 >> one64) | (w2 << np.uint64(63))
+            w2 = (w2 >> one64) | (w3 << np.uint64(63))
+            w3 = w3 >> one64
+            j += 1
+
+
+@njit(**JIT)
+def _store_point(arr: np.ndarray, i: int, P: Any) -> None:
+    for c in range(4):
+        store(arr, 4 * i + c, P[c])
+
+
+@njit(**JIT)
+def _load_point(arr: np.ndarray, i: int, like: Any) -> Any:
+    return (load(arr, 4 * i, like), load(arr, 4 * i + 1, like), load(arr, 4 * i + 2, like), load(arr, 4 * i + 3, like))
+
+
+@njit(**JIT)
+def times_glv(P: Any, d1: np.ndarray, d2: np.ndarray, row: int, table: np.ndarray, beta: Any, like: Any, F: Any) -> Any:
+    """[k]P = [k₁]P + [k₂]φ(P) for the GLV halves of ``d1[row]``, ``d2[row]`` (signed width-5 NAF digits);
+    ``table`` is scratch for P, 3P, …, 15P and their images φ(P), φ(3P), …, φ(15P)."""
+    twice = double(P, F)
+    acc = P
+    for m in range(ODD_MULTIPLES):
+        if m > 0:
+            acc = add_xyzz(acc, twice, F)
+        _store_point(table, m, acc)
+        _store_point(table, ODD_MULTIPLES + m, (mul(acc[0], beta, F), acc[1], acc[2], acc[3]))
+    top = d1.shape[1] - 1
+    while top >= 0 and d1[row, top] == 0 and d2[row, top] == 0:
+        top -= 1
+    result = identity(like)
+    for j in range(top, -1, -1):
+        result = double(result, F)
+        for half in range(2):
+            d = np.int64(d1[row, j]) if half == 0 else np.int64(d2[row, j])
+            if d != 0:
+                X, Y, ZZ, ZZZ = _load_point(table, half * ODD_MULTIPLES + ((abs(d) - 1) >> 1), like)
+                result = add_xyzz(result, (X, neg(Y, F) if d < 0 else Y, ZZ, ZZZ), F)
+    return result
+
+
+@njit(**JIT)
+def load_points(
+    canonical: np.ndarray, order: np.ndarray, start: int, stop: int, out: np.ndarray, like: Any, F: Any
+) -> None:
+    """out point i ← XYZZ Montgomery form of canonical affine point order[i] ((0, 0): the identity)."""
+    for i in range(start, stop):
+        x, y = load(canonical, 2 * order[i], like), load(canonical, 2 * order[i] + 1, like)
+        if is_zero(x) and is_zero(y):
+            _store_point(out, i, identity(like))
+        else:
+            _store_point(out, i, from_affine(to_mont(x, F), to_mont(y, F), F))
+
+
+@njit(**JIT)
+def butterflies(
+    points: np.ndarray,
+    d1: np.ndarray,
+    d2: np.ndarray,
+    half: int,
+    stride: int,
+    start: int,
+    stop: int,
+    degree: int,
+    beta: Any,
+    like: Any,
+    F: Any,
+) -> None:
+    """Butterflies start … stop − 1 of the pass combining halves of ``half`` points: butterfly b pairs points
+    i = (b // half)·2·half + b % half and i + half with twiddle ω^(t), t = (b % half)·stride (row t of the digits)."""
+    table = np.empty((8 * ODD_MULTIPLES * degree, points.shape[1]), np.uint64)
+    for b in range(start, stop):
+        k = b % half
+        i = (b // half) * 2 * half + k
+        A, B = _load_point(points, i, like), _load_point(points, i + half, like)
+        T = B if k == 0 else times_glv(B, d1, d2, k * stride, table, beta, like, F)
+        X, Y, ZZ, ZZZ = T
+        _store_point(points, i, add_xyzz(A, T, F))
+        _store_point(points, i + half, add_xyzz(A, (X, neg(Y, F), ZZ, ZZZ), F))
+
+
+@njit(**JIT)
+def scale(
+    points: np.ndarray, d1: np.ndarray, d2: np.ndarray, start: int, stop: int, degree: int, beta: Any, like: Any, F: Any
+) -> None:
+    """Points start … stop − 1 ← [k] of themselves, k the scalar of the digits' row 0."""
+    table = np.empty((8 * ODD_MULTIPLES * degree, points.shape[1]), np.uint64)
+    for i in range(start, stop):
+        _store_point(points, i, times_glv(_load_point(points, i, like), d1, d2, 0, table, beta, like, F))
+
+
+@njit(**JIT)
+def store_affine(points: np.ndarray, start: int, stop: int, out: np.ndarray, degree: int, like: Any, F: Any) -> None:
+    """out element pairs 2i, 2i + 1 ← canonical affine coordinates of point i ((0, 0) for the identity)."""
+    unit = one(like, F)
+    prefix = np.empty((CHUNK * degree, points.shape[1]), np.uint64)
+    for lo in range(start, stop, CHUNK):
+        hi = min(stop, lo + CHUNK)
+        running = unit
+        for i in range(lo, hi):
+            ZZ, ZZZ = load(points, 4 * i + 2, like), load(points, 4 * i + 3, like)
+            if not is_zero(ZZ):
+                running = mul(running, mul(ZZ, ZZZ, F), F)
+            store(prefix, i - lo, running)
+        inverse = inv(running, F)  # 1/Π(ZZ·ZZZ) over the chunk's finite points
+        for i in range(hi - 1, lo - 1, -1):
+            X, Y, ZZ, ZZZ = _load_point(points, i, like)
+            if is_zero(ZZ):
+                store(out, 2 * i, ZZ)
+                store(out, 2 * i + 1, ZZ)
+                continue
+            t = mul(inverse, load(prefix, i - lo - 1, like) if i > lo else unit, F)  # 1/(ZZ·ZZZ)
+            inverse = mul(inverse, mul(ZZ, ZZZ, F), F)
+            store(out, 2 * i, from_mont(mul(X, mul(t, ZZZ, F), F), F))
+            store(out, 2 * i + 1, from_mont(mul(Y, mul(t, ZZ, F), F), F))
+
+
+def bit_reversal(n: int) -> np.ndarray:
+    """The indices 0 … n − 1 with their log₂ n bits read backwards (the FFT's input order)."""
+    index, reversed_index = np.arange(n, dtype=np.int64), np.zeros(n, np.int64)
+    for bit in range(n.bit_length() - 1):
+        reversed_index = (reversed_index << 1) | ((index >> bit) & 1)
+    return reversed_index
+
+
+def glv_digits(split: Glv, scalars: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The signed width-5 NAF digits (len(scalars), 136) int8 of the GLV halves k₁, k₂ of each scalar."""
+    halves = [split.decompose(k) for k in scalars]
+    out = []
+    for part in (0, 1):
+        values = [h[part] for h in halves]
+        digits = np.zeros((len(values), GLV_DIGITS), np.int8)
+        wnaf_digits(np.ascontiguousarray(limbs.ints_to_limbs([abs(v) for v in values], limbs.FR_LIMBS)), digits)
+        out.append(digits * np.array([-1 if v < 0 else 1 for v in values], np.int8)[:, None])
+    return out[0], out[1]
+
+
+def powers(omega: int, count: int, modulus: int) -> list[int]:
+    """ω^t mod r for t < count."""
+    out, w = [], 1
+    for _ in range(count):
+        out.append(w)
+        w = w * omega % modulus
+    return out
+
+
+class PointNtt:
+    """The driver: the passes of one transform on the pool (``pool.map`` runs a pass's spans of butterflies)."""
+
+    def __init__(self, curve: Curve, params: CurveParams, pool: Any, threads: int) -> None:
+        self.curve, self.params, self.pool, self.threads = curve, params, pool, threads
+        self.F = params.fq.consts
+
+    def _run(self, kernel: Any, total: int, before: tuple, after: tuple, serial: int = SERIAL_BUTTERFLIES) -> None:
+        """kernel(*before, start, stop, *after) over spans of 0 … total − 1, one per thread (one below ``serial``)."""
+        parts = 1 if total < serial else self.threads
+        bounds = [total * k // parts for k in range(parts + 1)]
+        spans = [(a, b) for a, b in pairwise(bounds) if a < b]
+        if len(spans) == 1:
+            self.pool.call(kernel, *before, *spans[0], *after)
+        else:
+            self.pool.map(lambda span: kernel(*before, *span, *after), spans)
+
+    def __call__(self, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+        """The transform of (n, 2, L) or (n, 2, 2, L) canonical affine points, as the same shape."""
+        n, r, F = len(points), self.params.fr.modulus, self.F
+        degree = 1 if group == "g1" else 2
+        like = F.one if degree == 1 else (F.one, F.one)
+        canonical = np.ascontiguousarray(points, np.uint64).reshape(2 * n * degree, points.shape[-1])
+        xyzz = np.empty((4 * n * degree, points.shape[-1]), np.uint64)
+        self._run(load_points, n, (canonical, bit_reversal(n)), (xyzz, like, F), serial=CHUNK)
+        split, beta = glv(self.curve, group), self.params.fq.mont_tuple(glv(self.curve, group).beta)
+        beta_like = beta if degree == 1 else (beta, limb_tuple(0, len(beta)))
+        d1, d2 = glv_digits(split, powers(pow(omega, -1, r) if inverse else omega, max(1, n // 2), r))
+        half = 1
+        while half < n:
+            self._run(butterflies, n // 2, (xyzz, d1, d2, half, n // (2 * half)), (degree, beta_like, like, F))
+            half *= 2
+        if inverse and n > 1:
+            self._run(scale, n, (xyzz, *glv_digits(split, [pow(n, -1, r)])), (degree, beta_like, like, F))
+        out = np.empty_like(canonical)
+        self._run(store_affine, n, (xyzz,), (out, degree, like, F), serial=CHUNK)
+        return out.reshape(points.shape)
+
+
+__all__ = ["PointNtt", "bit_reversal", "butterflies", "glv_digits", "powers", "times_glv", "wnaf_digits"]

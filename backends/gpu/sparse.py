@@ -1,0 +1,103 @@
+"""Sparse matrices over Fr on the device (capability SPARSE of the GPU backends): A·z and B·z of a .zkey's witness
+computed where the MSMs and the H computation read them, so that a proof uploads z once and nothing comes back.
+
+A matrix is uploaded once, in CSR form with its rows cut into chunks of at most :data:`CHUNK` terms
+(:func:`chunk_layout`): one work-item per chunk sums its terms (``fr_sparse_chunks``), one per row adds its chunks
+(``fr_sparse_rows``, which also writes the zeros of the domain's padding), so that a row of a million terms is summed
+by many work-items and a row of two by one. The coefficients are turned into Montgomery form on the device when
+uploaded (``fr_sparse_to_mont``); see ``backends/kernels/sparse.c``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars
+from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.limbs import FR_LIMBS
+from cuzk.reference.curves import Curve
+
+PROGRAM = "sparse"
+CHUNK = 16  # terms per work-item at most: rows of many terms are spread over many work-items
+MAX_INDEX = (1 << 32) - 1  # the kernels index terms, chunks and z's rows with u32
+ELEMENT = 8 * FR_LIMBS
+
+
+@dataclass(frozen=True)
+class DeviceCsr:
+    """A matrix on the device: coefficients (Montgomery form) and u32 columns per term, the first term of each
+    chunk (and the end), the first chunk of each row (and the end)."""
+
+    context: DeviceContext
+    values: Any
+    columns: Any
+    chunk_start: Any
+    row_chunk: Any
+    rows: int
+    chunks: int
+    nbytes: int
+
+
+def chunk_layout(indptr: np.ndarray, chunk: int = CHUNK) -> tuple[np.ndarray, np.ndarray]:
+    """(chunk_start, row_chunk) of a CSR matrix's ``indptr``: row k is cut into ⌈terms/chunk⌉ chunks (none when
+    empty); chunk j of the matrix holds terms chunk_start[j] … chunk_start[j + 1] − 1, and the chunks of row k are
+    row_chunk[k] … row_chunk[k + 1] − 1. Both end with their total, as an indptr does; uint32."""
+    lengths = np.diff(indptr)
+    per_row = -(-lengths // chunk)
+    row_chunk = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(per_row, out=row_chunk[1:])
+    owner = np.repeat(np.arange(len(lengths)), per_row)
+    within = np.arange(len(owner), dtype=np.int64) - row_chunk[owner]
+    chunk_start = np.empty(len(owner) + 1, dtype=np.int64)
+    chunk_start[:-1] = indptr[owner] + chunk * within
+    chunk_start[-1] = indptr[-1]
+    return chunk_start.astype(np.uint32), row_chunk.astype(np.uint32)
+
+
+def upload(ctx: DeviceContext, curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray) -> DeviceCsr:
+    """The matrix uploaded to ``ctx`` (queued; the caller holds the context's lock), its coefficients turned into
+    Montgomery form there. DeviceMemoryError when an index would not fit the kernels' u32."""
+    chunk_start, row_chunk = chunk_layout(indptr)
+    terms, chunks = len(columns), len(chunk_start) - 1
+    if max(terms, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:
+        raise DeviceMemoryError(f"a sparse matrix of {terms} terms is beyond the device kernels' 32-bit indices")
+    device_values = ctx.upload(np.ascontiguousarray(values, dtype=np.uint64))
+    if terms:
+        ctx.launch(curve, PROGRAM, "fr_sparse_to_mont", terms, device_values, np.uint32(terms))
+    arrays = (columns.astype(np.uint32), chunk_start, row_chunk)
+    device_columns, device_starts, device_rows = (ctx.upload(a) for a in arrays)
+    nbytes = terms * ELEMENT + sum(a.nbytes for a in arrays)
+    return DeviceCsr(ctx, device_values, device_columns, device_starts, device_rows, len(indptr) - 1, chunks, nbytes)
+
+
+def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: DeviceScalars, out_rows: int) -> Any:
+    """Queue ⟨row k, z⟩ for every row into a new buffer of ``out_rows`` canonical elements (zeros after the
+    matrix's rows); returns the buffer."""
+    out = ctx.buffer(max(1, out_rows) * ELEMENT)
+    partial = ctx.buffer(max(1, matrix.chunks) * ELEMENT)
+    if matrix.chunks:
+        ctx.launch(
+            curve,
+            PROGRAM,
+            "fr_sparse_chunks",
+            matrix.chunks,
+            matrix.values,
+            matrix.columns,
+            matrix.chunk_start,
+            z.buffer,
+            partial,
+            np.uint32(matrix.chunks),
+            np.uint32(z.first),
+        )
+    if out_rows:
+        rows = np.uint32(matrix.rows)
+        ctx.launch(
+            curve, PROGRAM, "fr_sparse_rows", out_rows, partial, matrix.row_chunk, out, rows, np.uint32(out_rows)
+        )
+    return out
+
+
+__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "chunk_layout", "queue_product", "upload"]

@@ -1,0 +1,111 @@
+"""``cuzk powersoftau prepare phase2 in.ptau out.ptau``: the file ``snarkjs powersoftau prepare phase2``
+(src/powersoftau_preparephase2.js) writes, byte for byte.
+
+Phase 1 publishes powers: [τ^j]₁ (section 2), [τ^j]₂ (3), [α·τ^j]₁ (4), [β·τ^j]₁ (5). A Groth16 setup needs them
+in the Lagrange basis of its domain: section 12 + k holds, for every domain of 2^p points (p = 0 … power, and
+power + 1 for section 12), the inverse NTT over points of the first 2^p powers,
+
+    [L_i(τ)] = [n⁻¹] Σ_j [ω^(−ij)] [τ^j],   n = 2^p, ω = ffjavascript's primitive n-th root of unity,
+
+block after block (:func:`cuzk.reference.point_ntt.lagrange_block` is the spec, including the inputs snarkjs
+reads for section 12's extra block). The transforms run on a backend with POINT_NTT (the cpu backend by default:
+:func:`~cuzk.backends.registry.host_backend`). The output is written through a temporary renamed when whole, one
+block at a time: memory holds a section's largest block, not the file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import BinaryIO, cast
+
+import numpy as np
+
+from cuzk.backends.errors import BackendUnavailableError
+from cuzk.backends.protocol import MONTGOMERY_FORM, POINT_NTT, Backend, SupportsPointNtt
+from cuzk.backends.registry import host_backend, resolve_backend
+from cuzk.formats.outputs import atomic_outputs, check_outputs
+from cuzk.formats.points import point_bytes
+from cuzk.formats.ptau import GROUPS, LAGRANGE, Ptau, read_ptau, section_points
+from cuzk.formats.ptau_write import (
+    copy_sections,
+    header_content,
+    write_file_header,
+    write_points,
+    write_section,
+    write_section_header,
+)
+from cuzk.reference.point_ntt import ffjavascript_root, lagrange_sources
+
+SOURCE = {12: 2, 13: 3, 14: 4, 15: 5}  # each Lagrange section and the section of powers it comes from
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """What :func:`prepare_phase2` did: the curve, the power, the backend, and the seconds of each section."""
+
+    curve: str
+    power: int
+    backend: str
+    seconds: dict[int, float]
+
+
+def prepare_phase2(
+    source: str | os.PathLike[str],
+    target: str | os.PathLike[str],
+    *,
+    backend: Backend | str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Prepared:
+    """Read ``source`` (a ptau, prepared or not), write ``target`` with sections 1–7 and 12–15 as snarkjs does.
+    The target is checked first (writable, not the source: OutputPathError), the source fully (FormatError)."""
+    check_outputs([target], [source])
+    ptau = read_ptau(source)
+    if ptau.power + 1 > ptau.curve.Fr.TWO_ADICITY:
+        problem = f"power {ptau.power}: section 12 needs a domain of 2^{ptau.power + 1}, beyond {ptau.curve.name}'s Fr"
+        raise ptau.file.error(problem)
+    chosen = resolve_backend(backend)
+    ntt = host_backend(chosen, POINT_NTT)
+    decoder = _decoding_host(chosen)
+    seconds: dict[int, float] = {}
+    with atomic_outputs([target]) as (temporary,), open(temporary, "wb") as out:
+        write_file_header(out)
+        write_section(out, 1, header_content(ptau.curve, ptau.power))
+        copy_sections(out, ptau)
+        for section_id in LAGRANGE:
+            started = time.perf_counter()
+            write_lagrange_section(out, ptau, section_id, ntt, decoder)
+            seconds[section_id] = time.perf_counter() - started
+            if log is not None:
+                log(f"section {section_id} ({ptau.file.section_names[section_id]}): {seconds[section_id]:.2f} s")
+    return Prepared(ptau.curve.name, ptau.power, ntt.name, seconds)
+
+
+def _decoding_host(backend: Backend) -> Backend | None:
+    """The backend that decodes the sections' points (MONTGOMERY_FORM), or None: numpy."""
+    try:
+        return host_backend(backend, MONTGOMERY_FORM)
+    except BackendUnavailableError:
+        return None
+
+
+def write_lagrange_section(out: BinaryIO, ptau: Ptau, section_id: int, ntt: Backend, decoder: Backend | None) -> None:
+    """Section 12–15: its blocks of 2^p, p = 0 … top, each the inverse NTT of the inputs snarkjs reads."""
+    curve, power, group = ptau.curve, ptau.power, GROUPS[section_id]
+    source_id, top = SOURCE[section_id], ptau.power + (1 if section_id == 12 else 0)
+    size = section_points(section_id, power) * point_bytes(curve, group)
+    write_section_header(out, section_id, size)
+    stored = section_points(source_id, power)
+    powers = ptau.points(source_id, 0, min(stored, 1 << top), host=decoder).limbs
+    identity = np.zeros((1, *powers.shape[1:]), np.uint64)
+    table = np.concatenate([powers, identity])  # index −1: the point at infinity snarkjs pads with
+    for log_n in range(top + 1):
+        sources = np.array([-1 if k is None else k for k in lagrange_sources(log_n, power, source_id == 2)], np.int64)
+        omega = ffjavascript_root(curve.Fr, 1 << log_n).value
+        block = cast(SupportsPointNtt, ntt).point_ntt(curve, group, table[sources], omega, inverse=True)
+        write_points(out, curve, group, block)
+
+
+__all__ = ["SOURCE", "Prepared", "prepare_phase2", "write_lagrange_section"]

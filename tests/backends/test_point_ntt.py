@@ -1,0 +1,109 @@
+"""POINT_NTT on every backend that offers it (one parametrized body): the same points as the reference's
+:func:`~cuzk.reference.point_ntt.point_ntt` in both directions, on both curves and groups, with points at infinity,
+over ffjavascript's root and the reference's; the inputs it must refuse, with typed errors."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from cuzk.backends import limbs
+from cuzk.backends.errors import BackendInputError
+from cuzk.backends.protocol import POINT_NTT, has_capability
+from cuzk.backends.registry import get_backend, registered_backends
+from cuzk.reference.curves import BLS12_381, BN254, Curve
+from cuzk.reference.errors import CuzkError
+from cuzk.reference.ntt import domain_root
+from cuzk.reference.point_ntt import ffjavascript_root, point_ntt
+from tests._suite_backends import usable_or_skip
+
+CURVES = [BN254, BLS12_381]
+by_curve = pytest.mark.parametrize("curve", CURVES, ids=lambda c: c.name)
+by_backend = pytest.mark.parametrize("name", registered_backends())
+
+
+def backend(name: str):
+    """The backend, when it runs here and offers POINT_NTT; else skipped with the reason."""
+    usable_or_skip(name)
+    b = get_backend(name)
+    if not has_capability(b, POINT_NTT):
+        pytest.skip(f"the {name} backend does not offer {POINT_NTT}")
+    return b
+
+
+def points_of(curve: Curve, group: str, n: int, seed: int) -> list:
+    rng, grp = random.Random(seed), limbs.group_of(curve, group)
+    return [grp.identity() if i % 7 == 3 else grp.generator * rng.randrange(1, curve.r) for i in range(n)]
+
+
+def as_limbs(curve: Curve, group: str, points: list) -> np.ndarray:
+    return limbs.points_to_limbs(curve, group, points).reshape(len(points), *limbs.point_shape(curve, group))
+
+
+@by_backend
+@by_curve
+@pytest.mark.parametrize(("group", "n"), [("g1", 1), ("g1", 2), ("g1", 16), ("g2", 4), ("g2", 8)])
+@pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
+def test_matches_reference(name: str, curve: Curve, group: str, n: int, inverse: bool) -> None:
+    b = backend(name)
+    points = points_of(curve, group, n, seed=n)
+    for omega in {ffjavascript_root(curve.Fr, n), domain_root(curve.Fr, n)}:
+        expected = as_limbs(curve, group, point_ntt(points, omega, inverse=inverse))
+        got = b.point_ntt(curve, group, as_limbs(curve, group, points), omega.value, inverse=inverse)
+        assert got.dtype == np.uint64 and got.shape == expected.shape
+        assert np.array_equal(got, expected)
+
+
+@by_backend
+def test_edge_inputs(name: str) -> None:
+    """Empty in, empty out; all at infinity stays at infinity; one point at index 0 spreads to every output."""
+    b, curve = backend(name), BN254
+    empty = np.zeros((0, 2, 4), np.uint64)
+    assert b.point_ntt(curve, "g1", empty, 1).shape == (0, 2, 4)
+    omega = ffjavascript_root(curve.Fr, 8).value
+    assert not b.point_ntt(curve, "g1", np.zeros((8, 2, 4), np.uint64), omega, inverse=True).any()
+    one_hot = np.zeros((8, 2, 4), np.uint64)
+    one_hot[0] = as_limbs(curve, "g1", [curve.g1.generator])[0]
+    assert (b.point_ntt(curve, "g1", one_hot, omega) == one_hot[0]).all()
+
+
+@by_backend
+def test_rejects_bad_input(name: str) -> None:
+    b, curve = backend(name), BN254
+    points = as_limbs(curve, "g1", points_of(curve, "g1", 4, seed=9))
+    omega = ffjavascript_root(curve.Fr, 4).value
+    for bad_omega in (curve.r - 1, 5, curve.r, -1, True, 2.0):  # not primitive, not a root, ≥ r, < 0, not an int
+        with pytest.raises(CuzkError, match="omega"):
+            b.point_ntt(curve, "g1", points, bad_omega)
+    with pytest.raises(CuzkError, match="power of two"):
+        b.point_ntt(curve, "g1", points[:3], omega)
+    noncanonical = points.copy()
+    noncanonical[1, 0] = limbs.int_to_limbs(curve.q, 4)
+    with pytest.raises(BackendInputError):
+        b.point_ntt(curve, "g1", noncanonical, omega)
+    with pytest.raises(CuzkError):
+        b.point_ntt(curve, "g3", points, omega)
+
+
+@by_curve
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_cpu_glv_split(curve: Curve, group: str) -> None:
+    """The cpu kernel's GLV constants: φ(x, y) = (β·x, y) is [λ] on the group, and every split k = k₁ + k₂·λ has
+    halves below 2^128, on random scalars and at the edges (0, 1, r − 1, (r ± 1)/2, the twiddles of a domain)."""
+    from cuzk.backends.cpu.glv import glv
+
+    split = glv(curve, group)
+    grp = limbs.group_of(curve, group)
+    x, y = grp.generator.to_affine()
+    beta = grp.field(split.beta) if group == "g1" else grp.field(split.beta, 0)
+    assert grp.point(x * beta, y) == grp.generator * split.lam
+    rng = random.Random(7)
+    omega = ffjavascript_root(curve.Fr, 1 << 10).value
+    scalars = [0, 1, curve.r - 1, (curve.r - 1) // 2, (curve.r + 1) // 2] + [rng.randrange(curve.r) for _ in range(500)]
+    scalars += [pow(omega, t, curve.r) for t in range(512)]
+    for k in scalars:
+        k1, k2 = split.decompose(k)
+        assert (k1 + k2 * split.lam - k) % curve.r == 0
+        assert abs(k1) < 1 << 128 and abs(k2) < 1 << 128
