@@ -93,7 +93,14 @@ def test_ntt_in_several_passes(
 
 @pytest.mark.parametrize(
     ("log_n", "max_stages", "stages"),
-    [(12, 10, [8, 4]), (16, 10, [8, 8]), (16, 8, [8, 8]), (15, 9, [6, 9]), (11, 5, [3, 4, 4]), (9, 4, [1, 4, 4])],
+    [
+        (12, 10, [8, 4]),
+        (16, 10, [8, 8]),
+        pytest.param(16, 8, [8, 8], marks=pytest.mark.slow),  # the same two runs of 8 as the case above
+        (15, 9, [6, 9]),
+        (11, 5, [3, 4, 4]),
+        (9, 4, [1, 4, 4]),
+    ],
 )
 def test_ntt_first_pass_in_runs(
     backend: DeviceBackend, curve: Curve, log_n: int, max_stages: int, stages: list[int], rng: random.Random
