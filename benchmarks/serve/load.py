@@ -28,6 +28,14 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+def print_latency_table(first: str, rows: list[tuple[object, float, list[float]]]) -> None:
+    """The markdown table of rows (label, proofs/s, latencies in seconds): rate and p50, p90, p99 in ms."""
+    print(f"\n| {first} | proofs/s | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
+    for label, rate, latencies in rows:
+        cells = " | ".join(f"{1000 * percentile(latencies, q):.0f}" for q in (0.5, 0.9, 0.99))
+        print(f"| {label} | {rate:.1f} | {cells} |")
+
+
 async def post_all(
     url: str, key: str, witness: bytes, clients: int, requests: int
 ) -> tuple[float, list[float], list[dict]]:
@@ -105,10 +113,7 @@ def main() -> None:
 def report(args: argparse.Namespace, rows: list[tuple[str, float, list[float]]]) -> None:
     print(f"\n{today()}, {machine()}; backend {args.backend}, the {args.curve} fixture (50 constraints)")
     print("command: python benchmarks/serve/load.py " + " ".join(sys.argv[1:]))
-    print("\n| how | proofs/s | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
-    for how, rate, latencies in rows:
-        cells = " | ".join(f"{1000 * percentile(latencies, q):.0f}" for q in (0.5, 0.9, 0.99))
-        print(f"| {how} | {rate:.1f} | {cells} |")
+    print_latency_table("how", rows)
     best = max(rate for how, rate, _ in rows[:-1])
     print(f"\nthe server's best throughput is {best / rows[-1][1]:.0f}× one process per proof")
 

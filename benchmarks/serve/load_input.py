@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from common import Server, machine, phase_means, today  # run as a script: its folder is on sys.path
-from load import percentile, post_all
+from load import post_all, print_latency_table
 
 from cuzk.backends.registry import get_backend
 from cuzk.engine.verify import check_made_proof
@@ -77,10 +77,7 @@ def main() -> None:
     bad = check(args.input, replies)
     print(f"\n{today()}, {machine()}; backend {args.backend}, {args.input}")
     print("command: python benchmarks/serve/load_input.py " + " ".join(sys.argv[1:]))
-    print("\n| clients | proofs/s | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
-    for clients, rate, latencies in rows:
-        cells = " | ".join(f"{1000 * percentile(latencies, q):.0f}" for q in (0.5, 0.9, 0.99))
-        print(f"| {clients} | {rate:.1f} | {cells} |")
+    print_latency_table("clients", rows)
     print("\n| phase (engine, all runs) | spans | mean ms |\n|---|---|---|")
     for phase, (count, mean) in sorted(phases.items(), key=lambda item: -item[1][1]):
         print(f"| {phase} | {count} | {1000 * mean:.2f} |")

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from common import Server, machine, make_keys, today  # run as a script: its folder is on sys.path
-from load import load, percentile
+from load import load, print_latency_table
 
 
 def measure(args: argparse.Namespace, base: Path, how: str, extra: list[str]) -> list[tuple[str, float, list[float]]]:
@@ -58,10 +58,7 @@ def main() -> None:
         rows += measure(args, base, f"--ray, {args.ray_workers} {args.backend} actors", ray)
     print(f"\n{today()}, {machine()}; backend {args.backend}, the {args.curve} fixture (50 constraints)")
     print("command: python benchmarks/serve/ray_load.py " + " ".join(sys.argv[1:]))
-    print("\n| how | proofs/s | p50 ms | p90 ms | p99 ms |\n|---|---|---|---|---|")
-    for how, rate, latencies in rows:
-        cells = " | ".join(f"{1000 * percentile(latencies, q):.0f}" for q in (0.5, 0.9, 0.99))
-        print(f"| {how} | {rate:.1f} | {cells} |")
+    print_latency_table("how", rows)
 
 
 if __name__ == "__main__":

@@ -23,9 +23,9 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
-from cuzk.backends.errors import BackendUnavailableError
-from cuzk.backends.protocol import MONTGOMERY_FORM, POINT_NTT, Backend, SupportsPointNtt
+from cuzk.backends.protocol import POINT_NTT, Backend, SupportsPointNtt
 from cuzk.backends.registry import host_backend, resolve_backend
+from cuzk.engine.decoding import montgomery_host
 from cuzk.formats.outputs import atomic_outputs, check_outputs
 from cuzk.formats.points import point_bytes
 from cuzk.formats.ptau import GROUPS, LAGRANGE, Ptau, read_ptau, section_points
@@ -68,7 +68,7 @@ def prepare_phase2(
         raise ptau.file.error(problem)
     chosen = resolve_backend(backend)
     ntt = host_backend(chosen, POINT_NTT)
-    decoder = _decoding_host(chosen)
+    decoder = montgomery_host(chosen)
     seconds: dict[int, float] = {}
     with atomic_outputs([target]) as (temporary,), open(temporary, "wb") as out:
         write_file_header(out)
@@ -81,14 +81,6 @@ def prepare_phase2(
             if log is not None:
                 log(f"section {section_id} ({ptau.file.section_names[section_id]}): {seconds[section_id]:.2f} s")
     return Prepared(ptau.curve.name, ptau.power, ntt.name, seconds)
-
-
-def _decoding_host(backend: Backend) -> Backend | None:
-    """The backend that decodes the sections' points (MONTGOMERY_FORM), or None: numpy."""
-    try:
-        return host_backend(backend, MONTGOMERY_FORM)
-    except BackendUnavailableError:
-        return None
 
 
 def write_lagrange_section(out: BinaryIO, ptau: Ptau, section_id: int, ntt: Backend, decoder: Backend | None) -> None:

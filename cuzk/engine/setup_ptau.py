@@ -25,9 +25,9 @@ from typing import cast
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.errors import BackendUnavailableError
-from cuzk.backends.protocol import DEVICE, MONTGOMERY_FORM, MSM_BATCH, Backend, SupportsMsmBatch, has_capability
-from cuzk.backends.registry import host_backend, resolve_backend
+from cuzk.backends.protocol import DEVICE, MSM_BATCH, Backend, SupportsMsmBatch, has_capability
+from cuzk.backends.registry import resolve_backend
+from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.setup_hash import check_hashable, circuit_hash
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import PointTable
@@ -39,7 +39,6 @@ from cuzk.reference.curves import Curve
 
 BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (its checks grow with the square)
 HOST_ROWS = 1024  # sums per task of the host threads
-DECODE_ON_HOST_FROM = 1 << 14  # Lagrange blocks from this size are decoded by the host backend's kernels (as .zkey)
 
 
 @dataclass(frozen=True)
@@ -109,7 +108,7 @@ def setup_from_ptau(
     log_n = check_fits(r1cs, ptau, curve)
     n, m, num_public = 1 << log_n, r1cs.num_constraints, r1cs.num_public
     chosen = resolve_backend(backend)
-    host = _decoding_host(chosen, n)
+    host = stored_form_host(chosen, n)  # a Lagrange block of n points, decoded as a .zkey's sections are
     tau, tau_g2, alpha_tau, beta_tau = (ptau.lagrange(s, log_n, host=host) for s in (12, 13, 14, 15))
     ones = np.arange(num_public + 1, dtype=np.int64)
     one = np.tile(limbs.int_to_limbs(1, limbs.FR_LIMBS), (num_public + 1, 1))
@@ -170,15 +169,6 @@ def check_fits(r1cs: R1cs, ptau: Ptau, curve: Curve) -> int:
         raise FormatError(ptau.path, f"a domain of 2^{log_n} is beyond {curve.name}'s roots of unity")
     check_hashable(ptau, 1 << log_n)
     return log_n
-
-
-def _decoding_host(backend: Backend, n: int) -> Backend | None:
-    if n < DECODE_ON_HOST_FROM:
-        return None
-    try:
-        return host_backend(backend, MONTGOMERY_FORM)
-    except BackendUnavailableError:  # no host backend with the capability: numpy decodes
-        return None
 
 
 def h_points(ptau: Ptau, log_n: int, host: Backend | None) -> PointTable:

@@ -26,9 +26,8 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.errors import BackendUnavailableError
-from cuzk.backends.protocol import MONTGOMERY_FORM, STORED_BASES, Backend, has_capability
-from cuzk.backends.registry import host_backend
+from cuzk.backends.protocol import STORED_BASES, Backend, has_capability
+from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.key_check import diagnose_failed_proof
 from cuzk.engine.prover import Prover
 from cuzk.engine.timing import Recorder, Span
@@ -41,8 +40,6 @@ from cuzk.formats.zkey import ZKey, read_zkey
 from cuzk.formats.zkey_check import check_zkey_structure
 from cuzk.reference.errors import ProvingKeyError
 from cuzk.reference.groth16 import Proof
-
-DECODE_ON_HOST_FROM = 1 << 14  # variables of a key from which its sections are decoded by the host's kernels
 
 
 @dataclass
@@ -126,18 +123,6 @@ def read_zkey_for(
     return read_zkey(path, check_points=check_points, host=host, stored=stored)
 
 
-def stored_form_host(backend: Backend, num_variables: int) -> Backend | None:
-    """Where a key's stored points and coefficients are made canonical: the host backend's MONTGOMERY_FORM kernels
-    for a key of DECODE_ON_HOST_FROM variables or more (tens of times numpy's speed, worth their compilation on a
-    first run), numpy below that (no compilation for a small key)."""
-    if num_variables < DECODE_ON_HOST_FROM:
-        return None
-    try:
-        return host_backend(backend, MONTGOMERY_FORM)
-    except BackendUnavailableError:
-        return None
-
-
 def check_r1cs_matches(zkey: ZKey, r1cs: R1cs) -> None:
     """The .r1cs must be the circuit of the key: same field, signals, public signals and constraints."""
     found = (r1cs.prime, r1cs.num_wires, r1cs.num_public, r1cs.num_constraints)
@@ -206,12 +191,10 @@ def engine_seconds(spans: list[Span]) -> dict[str, float]:
 
 
 __all__ = [
-    "DECODE_ON_HOST_FROM",
     "ZkeyProof",
     "ZkeyProver",
     "check_r1cs_matches",
     "engine_seconds",
     "prove_zkey",
     "qap_of_zkey",
-    "stored_form_host",
 ]
