@@ -101,13 +101,24 @@ class HostCapabilities:
         return check_output(self.name, "generator_multiples", self._generator_multiples(c, g, scalars), shape)
 
     def prepare_sparse(
-        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+        self,
+        curve: CurveLike,
+        indptr: np.ndarray,
+        columns: np.ndarray,
+        coefficients: np.ndarray,
+        num_columns: int,
+        *,
+        reductions: int = 0,
     ) -> SparseMatrix:
         c = self._ready(curve, SPARSE)
         indptr, columns = check_csr(indptr, columns, num_columns)
         check_scalars(c, coefficients, "coefficients")
         check_same_length(columns, coefficients, ("columns", "coefficients"))
-        payload = self._prepare_sparse(c, indptr, columns, coefficients, num_columns)
+        check_reductions(reductions)
+        if reductions:
+            payload = self._prepare_sparse_stored(c, indptr, columns, coefficients, num_columns, reductions)
+        else:
+            payload = self._prepare_sparse(c, indptr, columns, coefficients, num_columns)
         return SparseMatrix(self.name, c, len(indptr) - 1, num_columns, payload)
 
     def sparse_product(
@@ -143,8 +154,7 @@ class HostCapabilities:
     def scalars_from_montgomery(self, curve: CurveLike, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:
         c = self._ready(curve, MONTGOMERY_FORM)
         _check_words(stored, (limbs.FR_LIMBS,), "stored", np.uint64)
-        if not isinstance(reductions, int) or isinstance(reductions, bool) or not 0 <= reductions <= 4:
-            raise InputTypeError(f"reductions must be an int in 0 … 4, got {reductions!r}", array="reductions")
+        check_reductions(reductions)
         out, bad = self._scalars_from_montgomery(c, stored, reductions)
         return check_output(self.name, "scalars_from_montgomery", out, (len(stored), limbs.FR_LIMBS)), int(bad)
 
@@ -175,6 +185,25 @@ class HostCapabilities:
         self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
     ) -> Any:
         raise NotImplementedError
+
+    def _prepare_sparse_stored(
+        self,
+        curve: Curve,
+        indptr: np.ndarray,
+        columns: np.ndarray,
+        stored: np.ndarray,
+        num_columns: int,
+        reductions: int,
+    ) -> Any:
+        """The matrix of coefficients stored as c·R^reductions: by default made c on the host (this backend's
+        MONTGOMERY_FORM when it has it, else integer arithmetic), then prepared as any other; a device overrides it
+        to upload them as they are."""
+        if MONTGOMERY_FORM in self.capabilities:
+            values, _ = self._scalars_from_montgomery(curve, stored, reductions)  # canonical: checked by the caller
+        else:
+            unreduce = pow(pow(2, 64 * limbs.FR_LIMBS, curve.r), -reductions, curve.r)
+            values = limbs.ints_to_limbs([v * unreduce % curve.r for v in limbs.limbs_to_ints(stored)], limbs.FR_LIMBS)
+        return self._prepare_sparse(curve, indptr, columns, values, num_columns)
 
     def _sparse_product(self, matrix: SparseMatrix, z: np.ndarray | KeptScalars, rows: int) -> np.ndarray:
         raise NotImplementedError
@@ -213,6 +242,12 @@ class HostCapabilities:
 
     def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
         raise NotImplementedError
+
+
+def check_reductions(reductions: object) -> None:
+    """Montgomery reductions asked of stored values: an int in 0 … 4 (a .zkey's coefficients need 2)."""
+    if not isinstance(reductions, int) or isinstance(reductions, bool) or not 0 <= reductions <= 4:
+        raise InputTypeError(f"reductions must be an int in 0 … 4, got {reductions!r}", array="reductions")
 
 
 def _check_words(array: object, shape: tuple[int, ...], name: str, dtype: type) -> None:

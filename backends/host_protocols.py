@@ -37,10 +37,19 @@ class SupportsSparse(Protocol):
     """Capability SPARSE: the witness side of a proof, A·z, B·z and C·z, as sparse matrix–vector products."""
 
     def prepare_sparse(
-        self, curve: CurveLike, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+        self,
+        curve: CurveLike,
+        indptr: np.ndarray,
+        columns: np.ndarray,
+        coefficients: np.ndarray,
+        num_columns: int,
+        *,
+        reductions: int = 0,
     ) -> SparseMatrix:
         """A matrix in CSR form: row k's terms are ``columns[indptr[k]:indptr[k + 1]]`` (int64, each below
-        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``; terms are summed in that order."""
+        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``; terms are summed in that order.
+        ``reductions`` k: the limbs hold c·R^k mod r (R = 2^256) instead of c — a .zkey's stored form is k = 2 —,
+        made c where the backend likes best (a device: after the upload, by its own Montgomery reductions)."""
         ...
 
     def sparse_product(

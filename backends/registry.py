@@ -30,7 +30,6 @@ from typing import Any
 
 from cuzk.backends import env
 from cuzk.backends.errors import (
-    BackendError,
     BackendFallbackWarning,
     BackendUnavailableError,
     UnknownBackendError,
@@ -87,10 +86,25 @@ def device_index() -> int | None:
 
 
 def refresh() -> None:
-    """Forget loaded backend instances and the fallback warning (for tests and long-lived processes)."""
+    """Forget loaded backend instances, the entry points read and the fallback warning (for tests and long-lived
+    processes)."""
     global _fallback_warned
     _instances.clear()
+    _entry_points_read.clear()
     _fallback_warned = False
+
+
+_entry_points_read: dict[tuple[str, ...], list[metadata.EntryPoint]] = {}
+
+
+def entry_points() -> list[metadata.EntryPoint]:
+    """The ``cuzk.backends`` entry points of the installed distributions, read once per ``sys.path``: reading them
+    scans every distribution's metadata (a few hundredths of a second in a large environment, each time), and a
+    command asks for a backend by name several times (its own, then the host's beside a device)."""
+    key = tuple(sys.path)
+    if key not in _entry_points_read:
+        _entry_points_read[key] = list(metadata.entry_points(group=ENTRY_POINT_GROUP))
+    return _entry_points_read[key]
 
 
 def _load(ep: metadata.EntryPoint, device: int | None) -> tuple[Backend | None, str | None]:
@@ -135,7 +149,7 @@ def discover() -> dict[str, BackendEntry]:
     """Every backend registered in ``cuzk.backends``, by name (the first registration of a name wins)."""
     device = device_index()
     entries: dict[str, BackendEntry] = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+    for ep in entry_points():
         if ep.name in entries:
             continue
         backend, reason = _load(ep, device)
@@ -250,7 +264,7 @@ def selection(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEn
 def _named(requested: str, source: str) -> Backend:
     """The backend registered as ``requested``, loading that entry point alone (the first registered under the
     name, as :func:`discover` takes it): ``get_backend("cpu")`` does not import or probe the GPU backends."""
-    ep = next((ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP) if ep.name == requested), None)
+    ep = next((ep for ep in entry_points() if ep.name == requested), None)
     if ep is None:
         raise UnknownBackendError(requested, [*(e.name for e in _ranked(discover())), AUTO], source=source)
     backend, reason = _load(ep, device_index())
@@ -312,64 +326,8 @@ def backend_table() -> list[BackendRow]:
     return rows
 
 
-COLUMNS = ("backend", "priority", "available", "device", "capabilities", "notes")
-
-
-def backend_cells(rows: list[BackendRow] | None = None) -> list[tuple[str, ...]]:
-    """The cells of ``cuzk info``'s table as plain text, one tuple per backend in the order of :data:`COLUMNS`; the
-    notes of the backend :func:`get_backend` would select say so and why (by CUZK_BACKEND or by auto). When that
-    selection fails (an unknown CUZK_BACKEND, …) no row is marked: ``cuzk info`` prints the error below the table."""
-    rows = backend_table() if rows is None else rows
-    try:
-        chosen, why = selection()
-    except BackendError:
-        chosen, why = None, ""
-    cells = []
-    for row in rows:
-        notes = row.reason or ""
-        if chosen is not None and row.name == chosen.name:
-            notes = f"selected by {why}" + (f"; {notes}" if notes else "")
-        device = str(row.description.get("device") or "")
-        cells.append(
-            (row.name, str(row.priority), "yes" if row.available else "no", device, ", ".join(row.capabilities), notes)
-        )
-    return cells
-
-
-def format_backend_table(rows: list[BackendRow] | None = None) -> Any:
-    """A :class:`rich.table.Table` of the backends for ``cuzk info`` (print it with a rich Console). Cells are
-    escaped (an install hint ``pip install 'cuzk[cuda]'`` is not markup). The table fills the console and fits 80
-    columns: capabilities wrap in a column as wide as the longest, device and notes share the rest, folding a word
-    too long for them onto the next line rather than cutting it."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    cells = backend_cells(rows)
-    longest = max((len(name) + 1 for row in cells for name in row[4].split(", ")), default=len("capabilities"))
-    table = Table(title="cuzk backends (entry-point group cuzk.backends)", expand=True)
-    for column in COLUMNS:
-        if column == "capabilities":
-            table.add_column(column, width=max(longest, len(column)))
-        elif column in ("device", "notes"):
-            table.add_column(column, overflow="fold", ratio=2 if column == "device" else 3)
-        else:
-            table.add_column(column, no_wrap=True, justify="right" if column == "priority" else "left")
-    for row in cells:
-        table.add_row(*(escape(cell) for cell in row))
-    return table
-
-
-def format_backend_text(rows: list[BackendRow] | None = None) -> str:
-    """The same table as plain text, for machines without rich (GPU servers with numpy, numba and CuPy alone)."""
-    lines = ["cuzk backends (entry-point group cuzk.backends)"]
-    for cells in backend_cells(rows):
-        lines.append("  " + " | ".join(f"{name}: {value}" for name, value in zip(COLUMNS, cells, strict=True) if value))
-    return "\n".join(lines)
-
-
 __all__ = [
     "AUTO",
-    "COLUMNS",
     "ENTRY_POINT_GROUP",
     "ENV_BACKEND",
     "ENV_DEVICE",
@@ -377,13 +335,10 @@ __all__ = [
     "BackendRow",
     "auto_choice",
     "available_backends",
-    "backend_cells",
     "backend_table",
     "device_index",
     "discover",
     "fallback_message",
-    "format_backend_table",
-    "format_backend_text",
     "get_backend",
     "host_backend",
     "refresh",

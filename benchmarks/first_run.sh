@@ -14,6 +14,7 @@ set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work" 2>/dev/null || true' EXIT  # a background warm-up (the pairing) may still be writing there
 export CUZK_BACKEND=${CUZK_BACKEND:-cpu}
+source "$(dirname "$0")/bytecode.sh"
 timed() {  # $1: the label, then the command
   local label=$1
   shift

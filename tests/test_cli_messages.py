@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cuzk.backends import registry
+from cuzk.backends import info_table, registry
 
 PLUGIN = """
 from cuzk.backends.reference import ReferenceBackend
@@ -113,7 +113,7 @@ def test_info_fits_80_columns_and_cuts_no_capability(plugin: Path) -> None:
     lines = result.stdout.splitlines()
     assert max(len(line) for line in lines) <= 80
     header = next(line for line in lines if "backend" in line and "priority" in line)
-    for column in registry.COLUMNS:
+    for column in info_table.COLUMNS:
         assert re.search(rf"\b{column}\b", header), (column, header)  # every column, its header whole
     assert "…" not in result.stdout
     for row in registry.backend_table():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cuzk.cli import main
+from cuzk.cli import main, run
 from tests._suite_backends import usable_or_skip
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,10 +30,11 @@ def engine_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.delenv(name)
 
 
-def test_console_script_is_main() -> None:
+def test_console_script_is_run() -> None:
+    """The console script is cuzk.cli.run: main, then the process's end (tests/test_cli_exit.py)."""
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["scripts"]
     module, _, name = scripts["cuzk"].partition(":")
-    assert getattr(importlib.import_module(module), name) is main
+    assert getattr(importlib.import_module(module), name) is run
 
 
 def test_python_m_runs_the_command_line() -> None:

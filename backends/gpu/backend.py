@@ -35,6 +35,7 @@ from cuzk.backends.gpu import warm as device_warm
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.field_work import FieldWork, on_device
+from cuzk.backends.gpu.pairing import PairingWork
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.protocol import (
     COMPUTE_H,
@@ -43,6 +44,7 @@ from cuzk.backends.protocol import (
     FIXED_BASE,
     KEPT_SCALARS,
     MSM_BATCH,
+    PAIRING,
     PREPARED_BASES,
     SPARSE,
     STORED_BASES,
@@ -62,7 +64,7 @@ MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
 TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
 
 
-class DeviceBackend(FieldWork, BackendBase):
+class DeviceBackend(FieldWork, PairingWork, BackendBase):
     """MSM (G1, G2), NTT, fused H and field operations on one GPU-API device (see the module docstring).
 
     ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call plans with, below what the device has;
@@ -86,6 +88,7 @@ class DeviceBackend(FieldWork, BackendBase):
             TIMINGS,
             DEVICE,
             WARM_UP,
+            PAIRING,
         }
     )
 

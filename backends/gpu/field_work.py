@@ -65,8 +65,19 @@ class FieldWork:
     def _prepare_sparse(
         self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
     ) -> device_sparse.DeviceCsr:
+        return self._prepare_sparse_stored(curve, indptr, columns, coefficients, num_columns, 0)
+
+    def _prepare_sparse_stored(
+        self,
+        curve: Curve,
+        indptr: np.ndarray,
+        columns: np.ndarray,
+        stored: np.ndarray,
+        num_columns: int,
+        reductions: int,
+    ) -> device_sparse.DeviceCsr:
         def queue(ctx: DeviceContext) -> Finish[device_sparse.DeviceCsr]:
-            matrix = device_sparse.upload(ctx, curve, indptr, columns, coefficients)
+            matrix = device_sparse.upload(ctx, curve, indptr, columns, stored, reductions)
             self._resident += matrix.nbytes
             return ready(matrix)
 

@@ -5,7 +5,8 @@ A matrix is uploaded once, in CSR form with its rows cut into chunks of at most 
 (:func:`chunk_layout`): one work-item per chunk sums its terms (``fr_sparse_chunks``), one per row adds its chunks
 (``fr_sparse_rows``, which also writes the zeros of the domain's padding), so that a row of a million terms is summed
 by many work-items and a row of two by one. The coefficients are turned into Montgomery form on the device when
-uploaded (``fr_sparse_to_mont``); see ``backends/kernels/sparse.c``.
+uploaded (``fr_sparse_to_mont``; a .zkey's, stored c·R², by one reduction: ``fr_sparse_reduce``); see
+``backends/kernels/sparse.c``.
 """
 
 from __future__ import annotations
@@ -57,16 +58,23 @@ def chunk_layout(indptr: np.ndarray, chunk: int = CHUNK) -> tuple[np.ndarray, np
     return chunk_start.astype(np.uint32), row_chunk.astype(np.uint32)
 
 
-def upload(ctx: DeviceContext, curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray) -> DeviceCsr:
-    """The matrix uploaded to ``ctx`` (queued; the caller holds the context's lock), its coefficients turned into
-    Montgomery form there. DeviceMemoryError when an index would not fit the kernels' u32."""
+def upload(
+    ctx: DeviceContext, curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray, reductions: int = 0
+) -> DeviceCsr:
+    """The matrix uploaded to ``ctx`` (queued; the caller holds the context's lock), its coefficients (c·R^reductions,
+    canonical words: c itself by default, c·R² as a .zkey stores them) turned into Montgomery form c·R there.
+    DeviceMemoryError when an index would not fit the kernels' u32."""
     chunk_start, row_chunk = chunk_layout(indptr)
     terms, chunks = len(columns), len(chunk_start) - 1
     if max(terms, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:
         raise DeviceMemoryError(f"a sparse matrix of {terms} terms is beyond the device kernels' 32-bit indices")
     device_values = ctx.upload(np.ascontiguousarray(values, dtype=np.uint64))
-    if terms:
+    if terms and reductions == 0:
         ctx.launch(curve, PROGRAM, "fr_sparse_to_mont", terms, device_values, np.uint32(terms))
+    elif terms and reductions > 1:
+        ctx.launch(
+            curve, PROGRAM, "fr_sparse_reduce", terms, device_values, np.uint32(terms), np.uint32(reductions - 1)
+        )
     arrays = (columns.astype(np.uint32), chunk_start, row_chunk)
     device_columns, device_starts, device_rows = (ctx.upload(a) for a in arrays)
     nbytes = terms * ELEMENT + sum(a.nbytes for a in arrays)

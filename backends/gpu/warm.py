@@ -10,12 +10,13 @@ from cuzk.backends.capabilities import WarmUp
 from cuzk.reference.curves import Curve
 
 PROGRAMS_OF = {
-    "prove": ("ntt", "msm_g1", "msm_g2", "sparse", "field_ops"),  # sparse, field_ops: a .zkey's witness side
+    # sparse, field_ops: a .zkey's witness side; pairing: the proof's check
+    "prove": ("ntt", "msm_g1", "msm_g2", "sparse", "field_ops", "pairing"),
     "setup": ("msm_g1", "msm_g2"),
     "small_msm": ("msm_g1", "msm_g2"),
-    "host": (),  # the host's part of a proof beside this device runs elsewhere, as does the check
+    "host": (),  # the host's part of a proof beside this device runs elsewhere
     "witness": ("sparse", "field_ops"),
-    "verify": (),
+    "verify": ("pairing",),
 }
 
 

@@ -11,12 +11,14 @@ Everything here is plain Python integers; :mod:`cuzk.backends.kernels.generate` 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import CuzkError
+from cuzk.reference.pairing import ate_loop_count
 
 DIGIT_BITS = 51  # digits of the FP64 multiplication: a product below 2^102 splits exactly in two doubles (field_f64.c)
 
@@ -156,13 +158,118 @@ def curve_constants(curve: Curve, limb_bits: int) -> CurveConstants:
     )
 
 
+Fq2Value = tuple[int, int]  # c0 + c1·u, canonical
+
+
+@dataclass(frozen=True)
+class PairingConstants:
+    """What the pairing kernels (pairing.c) need of one curve, canonical integers (Montgomery form is the printer's).
+
+    ``loop_digits``: the non-adjacent form of the reference's ``ate_loop_count``, most significant first;
+    ``hard_part``: the final exponentiation's hard part as exponentiation programs (:func:`hard_part_programs`)."""
+
+    xi: Fq2Value  # ξ of Fq6 = Fq2[v]/(v³ − ξ)
+    frobenius: tuple[Fq2Value, ...]  # γ_i = ξ^(i(q − 1)/6), i = 0 … 5: (g·w^i)^q = conj(g)·γ_i·w^i
+    twist_b3: Fq2Value  # 3b', the constant of the doubling step
+    twist_frobenius: tuple[Fq2Value, Fq2Value]  # π(x, y) = (conj(x)·c_x, conj(y)·c_y): the reference's twist_frobenius
+    d_type: bool  # the twist: D (BN254) or M (BLS12-381), where a line's three coefficients sit
+    conjugate: bool  # BLS12 with x < 0: f ← conj(f) after the loop
+    bn: bool  # the two extra lines through π(Q) and −π²(Q)
+    loop_digits: tuple[int, ...]
+    hard_part: tuple[tuple[tuple[int, ...], ...], ...]  # (programs, 4 bases, width) signed digits
+    hard_part_pre: int  # how many programs raise g to the factors of m, before the one for x
+    hard_part_extra: int  # the result times g^extra (0 or 1)
+
+
+def signed_digits(n: int) -> list[int]:
+    """The non-adjacent form of n (digits −1, 0, 1, most significant first); negated digits for n < 0."""
+    m, digits = abs(n), []
+    while m:
+        d = 2 - m % 4 if m & 1 else 0
+        digits.append(d)
+        m = (m - d) // 2
+    sign = -1 if n < 0 else 1
+    return [sign * d for d in reversed(digits)]
+
+
+def hard_part_decomposition(curve: Curve) -> tuple[list[int], list[list[int]], int]:
+    """(factors of m, c, extra) with (q⁴ − q² + 1)/r = Π factors · Σ_{i,j} c[i][j]·x^j·q^i + extra, x the curve
+    parameter; checked on the curve's numbers (KernelConstantError if it fails).
+
+    BN: λ_i = Σ_j c_ij x^j with λ3 = 1, λ2 = 6x² + 1, λ1 = −36x³ − 18x² − 12x + 1, λ0 = −36x³ − 30x² − 18x − 2
+    (Scott, Benger, Charlemagne, Dominguez Perez, Kachisa, "On the final exponentiation for calculating pairings on
+    ordinary elliptic curves", Pairing 2009). BLS12: 3e = (x − 1)²·(x + q)·(x² + q² − 1) + 3 (Hayashida, Hayasaka,
+    Teruya, ePrint 2020/875), so m = ((x − 1)/3)·(x − 1), c = (x³ − x) + (x² − 1)q + x·q² + q³, extra = 1. The
+    cpu backend's pairing (backends/cpu/pairing.py) uses the same decomposition."""
+    x, q, r = curve.x, curve.q, curve.r
+    if curve.family == "bn":
+        factors: list[int] = []
+        c = [[-2, -18, -30, -36], [1, -12, -18, -36], [1, 0, 6, 0], [1, 0, 0, 0]]
+        extra = 0
+    else:
+        factors = [(x - 1) // 3, x - 1]
+        c = [[0, -1, 0, 1], [-1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 0, 0]]
+        extra = 1
+    e, rest = divmod(q**4 - q**2 + 1, r)
+    total = math.prod(factors) * sum(c[i][j] * x**j * q**i for i in range(4) for j in range(4)) + extra
+    if rest or (curve.family != "bn" and (x - 1) % 3) or total != e:
+        raise KernelConstantError(f"{curve.name}: the hard part's decomposition does not hold")
+    return factors, c, extra
+
+
+def hard_part_programs(curve: Curve) -> tuple[tuple[tuple[tuple[int, ...], ...], ...], int, int]:
+    """The hard part as (programs, pre, extra): program k gives base j's exponent as the signed digits of row j,
+    left-padded to one width; in order one program per factor of m, one for x (one base each), then the four
+    c_i = (c_i0, …, c_i3) over the bases h^(x^j)."""
+    factors, c, extra = hard_part_decomposition(curve)
+    programs = [[signed_digits(v), [], [], []] for v in [*factors, curve.x]]
+    programs += [[signed_digits(v) for v in row] for row in c]
+    width = max(len(d) for rows in programs for d in rows)
+    padded = tuple(tuple(tuple([0] * (width - len(d)) + d) for d in rows) for rows in programs)
+    return padded, len(factors), extra
+
+
+@cache
+def pairing_constants(curve: Curve) -> PairingConstants:
+    """The constants of ``curve``'s pairing kernels, from the reference's curve and tower."""
+    fq2: Any = curve.Fq2
+    xi = fq2(*(c.value for c in fq2.XI))
+    gammas = [xi ** (i * (curve.q - 1) // 6) for i in range(6)]
+    gx, gy = gammas[2], gammas[3]  # γ₂ = ξ^((q−1)/3), γ₃ = ξ^((q−1)/2), as twist_frobenius takes them
+    if curve.twist == "M":
+        gx, gy = gx.inverse(), gy.inverse()
+    programs, pre, extra = hard_part_programs(curve)
+
+    def pair(e: Any) -> Fq2Value:
+        return (e.c0.value, e.c1.value)
+
+    return PairingConstants(
+        xi=pair(xi),
+        frobenius=tuple(pair(g) for g in gammas),
+        twist_b3=pair(curve.g2.b * 3),
+        twist_frobenius=(pair(gx), pair(gy)),
+        d_type=curve.twist == "D",
+        conjugate=curve.family == "bls12" and curve.x < 0,
+        bn=curve.family == "bn",
+        loop_digits=tuple(signed_digits(ate_loop_count(curve))),
+        hard_part=programs,
+        hard_part_pre=pre,
+        hard_part_extra=extra,
+    )
+
+
 __all__ = [
     "DIGIT_BITS",
     "CurveConstants",
     "FieldConstants",
     "KernelConstantError",
+    "PairingConstants",
     "curve_constants",
     "field_constants",
+    "hard_part_decomposition",
+    "hard_part_programs",
     "limb_words",
+    "pairing_constants",
+    "signed_digits",
     "words_value",
 ]

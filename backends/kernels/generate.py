@@ -1,10 +1,10 @@
 """Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
 
 The C templates (``field.c``, ``field_f64.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``,
-``field_ops.c``, ``sparse.c``) are written once against a few names the API preludes define (``limb_t``,
-``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``, ``addc``, …; ``prelude_opencl.h``
-and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and ``${g}``/``${G}``
-for a group's (g1, g2). The constants between the prelude and the templates are printed from
+``field_ops.c``, ``sparse.c``, ``tower.c``, ``pairing.c``) are written once against a few names the API preludes
+define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``, ``addc``, …;
+``prelude_opencl.h`` and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and
+``${g}``/``${G}`` for a group's (g1, g2). The constants between the prelude and the templates are printed from
 :mod:`cuzk.backends.kernels.constants`, so nothing numeric is typed by hand.
 
 ``field_f64.c`` (the multiplication on the FP64 pipe) is left out of every product build: only the build option
@@ -24,7 +24,14 @@ from functools import cache
 from importlib import resources
 from string import Template
 
-from cuzk.backends.kernels.constants import DIGIT_BITS, CurveConstants, FieldConstants, curve_constants
+from cuzk.backends.kernels.constants import (
+    DIGIT_BITS,
+    CurveConstants,
+    FieldConstants,
+    KernelConstantError,
+    curve_constants,
+    pairing_constants,
+)
 from cuzk.reference.curves import Curve
 
 
@@ -60,6 +67,7 @@ PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
     "msm_g1": (("field.c", _FQ), ("msm_digits.c", {}), ("ec.c", _G1), ("msm.c", _G1)),
     "msm_g2": (("field.c", _FQ), ("fq2.c", {}), ("msm_digits.c", {}), ("ec.c", _G2), ("msm.c", _G2)),
     "sparse": (("field.c", _FR), ("sparse.c", {})),
+    "pairing": (("field.c", _FQ), ("fq2.c", {}), ("pairing_tables", {}), ("tower.c", {}), ("pairing.c", {})),
 }
 
 
@@ -137,6 +145,51 @@ def fr_tables(api: Api, cc: CurveConstants) -> str:
     )
 
 
+def pairing_tables(api: Api, cc: CurveConstants) -> str:
+    """The pairing's constants (:func:`~cuzk.backends.kernels.constants.pairing_constants`): Fq2 values in
+    Montgomery form, the Miller loop's and the hard part's signed digits, the curve's choices as macros."""
+    fq, pc = cc.fq, pairing_constants(cc.curve)
+    if not all(0 <= c < 1 << 16 for c in pc.xi):
+        raise KernelConstantError(f"{cc.curve.name}: ξ = {pc.xi} has no small non-negative coefficients (fq2_mul_xi)")
+
+    def fq2(value: tuple[int, int]) -> str:
+        return "{" + ", ".join("{" + _initializer(api, fq, fq.to_montgomery(c)) + "}" for c in value) + "}"
+
+    def digits(values: Sequence[int]) -> str:
+        return "{" + ", ".join(str(d) for d in values) + "}"
+
+    programs = ",\n  ".join("{" + ", ".join(digits(row) for row in rows) + "}" for rows in pc.hard_part)
+    width = len(pc.hard_part[0][0])
+    gammas = ",\n  ".join(fq2(g) for g in pc.frobenius)
+    return (
+        "\n".join(
+            [
+                "/* The pairing's constants (kernels.constants.pairing_constants), Fq2 in Montgomery form. */",
+                f"#define PAIRING_D_TYPE {int(pc.d_type)} /* lines placed for a D-type twist, else M-type */",
+                f"#define PAIRING_CONJUGATE {int(pc.conjugate)} /* f ← conj(f) after the loop (BLS12, x < 0) */",
+                f"#define PAIRING_BN {int(pc.bn)} /* the two lines through π(Q) and −π²(Q) */",
+                f"#define ATE_LOOP_LENGTH {len(pc.loop_digits)}",
+                f"#define HARD_PART_PRE {pc.hard_part_pre}",
+                f"#define HARD_PART_EXTRA {pc.hard_part_extra}",
+                f"#define HARD_PART_WIDTH {width}",
+                f"#define PAIRING_XI_C0 {pc.xi[0]}u /* ξ = {pc.xi[0]} + {pc.xi[1]}·u */",
+                f"#define PAIRING_XI_C1 {pc.xi[1]}u",
+                f"CONSTANT fq2_t FROBENIUS_GAMMA[6] = {{\n  {gammas}\n}}; /* γ_i = ξ^(i(q − 1)/6) */",
+                f"CONSTANT fq2_t TWIST_B3 = {fq2(pc.twist_b3)}; /* 3b' */",
+                f"CONSTANT fq2_t TWIST_FROBENIUS_X = {fq2(pc.twist_frobenius[0])};",
+                f"CONSTANT fq2_t TWIST_FROBENIUS_Y = {fq2(pc.twist_frobenius[1])};",
+                "/* the NAF of ate_loop_count, most significant digit first */",
+                f"CONSTANT i32 ATE_LOOP_DIGITS[ATE_LOOP_LENGTH] = {digits(pc.loop_digits)};",
+                f"CONSTANT i32 HARD_PART_DIGITS[{len(pc.hard_part)}][4][HARD_PART_WIDTH] = {{\n  {programs}\n}};",
+            ]
+        )
+        + "\n"
+    )
+
+
+TABLES = {"fr_tables": fr_tables, "pairing_tables": pairing_tables}  # constant tables a program lists by name
+
+
 def header(api: Api, curve: Curve, program: str) -> str:
     digest = hashlib.sha256("".join(template_text(t) for t in template_files(program, api)).encode()).hexdigest()
     return (
@@ -180,8 +233,8 @@ def generate(curve: Curve, api: Api, program: str) -> str:
     parts = [header(api, curve, program), template_text(api.prelude), constant_macros(api, cc)]
     parts.append(build_choices(api, program, cc))
     for name, substitutions in PROGRAMS[program]:
-        if name == "fr_tables":
-            parts.append(fr_tables(api, cc))
+        if name in TABLES:
+            parts.append(TABLES[name](api, cc))
         else:
             parts.append(Template(template_text(name)).substitute(substitutions))
     return "\n".join(parts)
@@ -198,6 +251,7 @@ __all__ = [
     "fr_tables",
     "generate",
     "paired_mul",
+    "pairing_tables",
     "template_files",
     "template_text",
 ]

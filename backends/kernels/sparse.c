@@ -13,6 +13,16 @@ KERNEL void fr_sparse_to_mont(GLOBAL fr_t *values, u32 n) {
   values[i] = fr_to_mont(values[i]);
 }
 
+/* values[i] ← values[i]·R^(−times): coefficients uploaded as a file stores them, c·R^(times + 1), made c·R (a .zkey's
+ * are c·R², times = 1: one Montgomery reduction instead of a decode on the host). */
+KERNEL void fr_sparse_reduce(GLOBAL fr_t *values, u32 n, u32 times) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  fr_t v = values[i];
+  for (u32 t = 0; t < times; t++) v = fr_from_mont(v);
+  values[i] = v;
+}
+
 /* partial[k] = Σ values[j]·z[first + columns[j]] over the terms j of chunk k: chunk_start[k] ≤ j < chunk_start[k + 1]. */
 KERNEL void fr_sparse_chunks(GLOBAL const fr_t *values, GLOBAL const u32 *columns, GLOBAL const u32 *chunk_start,
                              GLOBAL const fr_t *z, GLOBAL fr_t *partial, u32 chunks, u32 first) {

@@ -11,6 +11,7 @@
 set -uo pipefail
 dir=$1 OUT=${OUT:-out} backend=${BACKEND:-cuda}
 mkdir -p "$OUT"
+source "$(dirname "$0")/../bytecode.sh"
 seconds_since() { local ns=$(($(date +%s%N) - $1)); printf "%d.%02d" $((ns / 1000000000)) $((ns % 1000000000 / 10000000)); }
 printf "%-16s %-10s %10s %10s %10s\n" input run wall_s proof_ms snarkjs_s | tee "$OUT/e2e.txt"
 for input in "$dir"/*-2^*; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A .zkey's proof kept on the GPU (issues 24 and 26): the CUDA programs rebuilt into backends/cuda/prebuilt (packed
 # into $OUT/prebuilt.tgz, to be committed), the cuda tests of the stored bases (STORED_BASES), the device's sparse
-# products (SPARSE) and the proof with the witness side on the device, then the conformance suite on cuda with the
+# products (SPARSE, the coefficients reduced there), the pairing (PAIRING) and the proof with the witness side on
+# the device, then the conformance suite on cuda with the
 # new programs. BUILD=0 keeps the committed programs; CONFORMANCE=0 skips the suite.
 set -uo pipefail
 OUT=${OUT:-out}; mkdir -p "$OUT"
@@ -15,7 +16,8 @@ fi
 CUPY_CACHE_DIR=$(mktemp -d)
 export CUPY_CACHE_DIR
 python3 -m pytest -q -p no:cacheprovider tests/backends/test_montgomery_form.py tests/engine/test_witness.py \
-  tests/formats/test_zkey.py tests/backends/test_gpu_warm.py -k "cuda or shipped" 2>&1 | tee "$OUT/tests.txt" | tail -8
+  tests/formats/test_zkey.py tests/backends/test_gpu_warm.py tests/backends/test_pairing.py tests/engine/test_verify.py \
+  -k "cuda or shipped" 2>&1 | tee "$OUT/tests.txt" | tail -8
 if [[ ${CONFORMANCE:-1} == 1 ]]; then
   python3 -m cuzk.conformance run --backend cuda --json "$OUT/conformance_cuda.json" 2>&1 | tee "$OUT/conformance.txt" \
     | tail -12

@@ -9,6 +9,7 @@
                                                 MSM/NTT medians of a backend                          (bench)
     cuzk groth16 prove|verify|setup …           snarkjs's Groth16 commands, on any backend            (groth16)
     cuzk zkey export verificationkey|bellman …  the verifying key of a .zkey                          (zkey)
+    cuzk zkey contribute|beacon|verify …        phase-2 contributions, as snarkjs's                   (zkey)
     cuzk wtns check …                           a witness against its .r1cs                           (wtns)
     cuzk powersoftau prepare phase2 IN OUT      a ptau's Lagrange sections, as snarkjs                (powersoftau)
     cuzk serve --keys DIR [--port 8080] …       a long-lived proving service over HTTP               (serve)
@@ -21,21 +22,24 @@ print a traceback. Ctrl-C and SIGTERM unwind the command (its ``finally`` blocks
 ``cuzk prove: interrupted``, and status 130 or 143. When ``auto`` had to skip a faster backend (no GPU here), the
 command prints one line on stderr, ``cuzk: using the cpu backend (cuda: cupy is not installed)``, not the warning's
 file and source line; ``--backend`` or ``CUZK_BACKEND`` silences it. ``python -m cuzk.cli …`` runs the same
-command line.
+command line. The process ends as soon as the command returns (:func:`run`): its files are written and closed by
+then, and the interpreter's own teardown (the device's memory pools and context, idle worker threads) is left to
+the operating system.
 """
 
 from __future__ import annotations
 
 import _thread
 import argparse
+import os
 import signal
 import sys
 import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from cuzk.backends.env import check_environment
 from cuzk.backends.errors import BackendFallbackWarning
@@ -84,6 +88,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _stopped(who, "interrupted", EXIT_INTERRUPTED)
         except Terminated:
             return _stopped(who, "terminated (SIGTERM)", EXIT_TERMINATED)
+
+
+def run(argv: Sequence[str] | None = None) -> NoReturn:
+    """The ``cuzk`` console script and ``python -m cuzk.cli``: :func:`main`, then the process ends at once with its
+    status, stdout and stderr flushed. When main returns, the command's outputs are written (atomically) and closed
+    and its threads idle; what the interpreter would still do — free each of CuPy's device and pinned buffers, tear
+    down the device's context, collect every object, join idle worker threads — the operating system does in one go
+    when the process ends, and faster (docs/performance.md: the exit of a GPU proof's process). A background
+    warm-up started for later processes is a process of its own and goes on. The process exits as usual under a
+    profiler or a tracer (cProfile, coverage: they write their reports at the exit) and after a command that used
+    multiprocessing (``cuzk prove``'s witness process: its finalizers release named semaphores and join helper
+    processes). Library callers use :func:`main`."""
+    status = main(argv)
+    if _observed() or "multiprocessing" in sys.modules:  # their work at the exit is needed: see the docstring
+        sys.exit(status)
+    for stream in (sys.stdout, sys.stderr):
+        with suppress(OSError, ValueError):  # a closed pipe or stream: nothing more can reach it
+            stream.flush()
+    os._exit(status)
+
+
+def _observed() -> bool:
+    """Whether a profiler or tracer watches this process: sys.setprofile/settrace, or (Python 3.12+) a tool
+    registered with sys.monitoring, as cProfile is there."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def _stopped(who: str, how: str, status: int) -> int:
@@ -168,4 +200,4 @@ def _one_line_fallback(show: Any) -> Any:
     return showwarning
 
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "Terminated", "build_parser", "main"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_TERMINATED", "Terminated", "build_parser", "main", "run"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
+from cuzk.cli import run
 
-from cuzk.cli import main
-
-sys.exit(main())
+run()

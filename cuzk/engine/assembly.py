@@ -18,8 +18,11 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import PREPARED_BASES, STORED_BASES, Backend, has_capability
+from cuzk.backends.protocol import DEVICE, PREPARED_BASES, STORED_BASES, Backend, has_capability
+from cuzk.backends.registry import host_backend
 from cuzk.engine.calls import Bases, TimedCalls
+from cuzk.engine.decoding import decoding_backend
+from cuzk.engine.warm import kernels_ready
 from cuzk.formats.points import PointTable
 from cuzk.formats.stored import StoredTable
 from cuzk.reference.curves import Curve, Point
@@ -34,17 +37,40 @@ def prepare(
     """Points as ``backend``'s MSMs take them: a list of reference points, or a :class:`PointTable` whose limbs were
     read in bulk from a file (a .zkey); handed to the backend to keep resident when it offers PREPARED_BASES. A
     :class:`StoredTable` goes as the file stores it to a backend with STORED_BASES, which checks it there (the first
-    bad point raises the reader's InvalidPointError); anything else decodes it on the host. ``uses``: the MSMs
+    bad point raises the reader's InvalidPointError); anything else decodes it on the host (on ``backend``'s own
+    kernels when it has MONTGOMERY_FORM). ``uses``: the MSMs
     expected over the points (prepare_bases's hint; None: many)."""
     if isinstance(points, StoredTable) and has_capability(backend, STORED_BASES):
         handle, bad = calls.prepare_stored_bases(backend, curve, group, points.stored, points.check, uses)
         if handle is None:
             raise points.bad_point(bad)
         return handle
-    array = points.limbs if isinstance(points, PointTable) else limbs.points_to_limbs(curve, group, points)
+    if isinstance(points, StoredTable):
+        array = points.decoded(decoding_backend(backend, len(points)))
+    elif isinstance(points, PointTable):
+        array = points.limbs
+    else:
+        array = limbs.points_to_limbs(curve, group, points)
     if has_capability(backend, PREPARED_BASES):
         return calls.prepare_bases(backend, curve, group, array, uses)
     return array
+
+
+# A Prover beside a device expected to make fewer proofs than this runs the assembly's MSMs of a few points on the
+# device: loading the host backend for them (numba and its cached kernels, about half a second on the GPU machine)
+# costs more than the milliseconds the host saves on each proof (docs/performance.md).
+SMALL_ON_HOST_FROM = 64
+
+
+def small_msm_backend(backend: Backend, curve: Curve, proofs: int | None = None) -> Backend:
+    """Where the assembly's MSMs of a few points run beside ``backend``: the host backend (where such an MSM is not
+    one device thread's chain of doublings) once its kernels are ready, else ``backend`` itself: a first process on
+    a fresh machine does not compile the host's kernels for them (a warm-up does, in the background); and
+    ``backend`` itself for fewer than SMALL_ON_HOST_FROM ``proofs`` (a one-shot command) on a device."""
+    if proofs is not None and proofs < SMALL_ON_HOST_FROM and has_capability(backend, DEVICE):
+        return backend
+    host = host_backend(backend)
+    return host if host is backend or kernels_ready(host, curve, "small_msm") else backend
 
 
 class Assembly:
@@ -119,4 +145,4 @@ class Assembly:
         return limbs.limbs_to_point(self.curve, group, array)
 
 
-__all__ = ["Assembly", "Terms", "prepare"]
+__all__ = ["SMALL_ON_HOST_FROM", "Assembly", "Terms", "prepare", "small_msm_backend"]

@@ -5,7 +5,7 @@ compiles nothing."""
 from __future__ import annotations
 
 from cuzk.backends.errors import BackendUnavailableError
-from cuzk.backends.protocol import MONTGOMERY_FORM, Backend
+from cuzk.backends.protocol import MONTGOMERY_FORM, Backend, has_capability
 from cuzk.backends.registry import host_backend
 
 DECODE_ON_HOST_FROM = 1 << 14  # rows (a key's variables, a ptau block's points) from which the kernels pay off
@@ -25,4 +25,10 @@ def stored_form_host(backend: Backend, rows: int) -> Backend | None:
     return None if rows < DECODE_ON_HOST_FROM else montgomery_host(backend)
 
 
-__all__ = ["DECODE_ON_HOST_FROM", "montgomery_host", "stored_form_host"]
+def decoding_backend(backend: Backend, rows: int) -> Backend | None:
+    """``backend`` itself when it decodes stored values (MONTGOMERY_FORM) and ``rows`` are worth its kernels, else
+    None (numpy): points read as stored, decoded by the host backend that is to use them."""
+    return backend if rows >= DECODE_ON_HOST_FROM and has_capability(backend, MONTGOMERY_FORM) else None
+
+
+__all__ = ["DECODE_ON_HOST_FROM", "decoding_backend", "montgomery_host", "stored_form_host"]

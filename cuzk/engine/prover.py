@@ -30,6 +30,7 @@ import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -47,14 +48,13 @@ from cuzk.backends.protocol import (
     has_capability,
 )
 from cuzk.backends.registry import host_backend, resolve_backend
-from cuzk.engine.assembly import Assembly, Terms, prepare
+from cuzk.engine.assembly import Assembly, Terms, prepare, small_msm_backend
 from cuzk.engine.calls import Scalars, TimedCalls
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
-from cuzk.engine.warm import kernels_ready
 from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 from cuzk.errors import ProofSelfCheckError
-from cuzk.reference.curves import Curve, Point
+from cuzk.reference.curves import Point
 from cuzk.reference.errors import ArgumentTypeError, ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 from cuzk.reference.groth16.prover import check_shape
@@ -106,14 +106,6 @@ def batches_msms(backend: Backend) -> bool:
     return has_capability(backend, MSM_BATCH) and has_capability(backend, DEVICE)
 
 
-def small_msm_backend(backend: Backend, curve: Curve) -> Backend:
-    """Where the assembly's MSMs of a few points run beside ``backend``: the host backend (where such an MSM is not
-    one device thread's chain of doublings) once its kernels are ready, else ``backend`` itself: a first process on
-    a fresh machine does not compile the host's kernels for them (a warm-up does, in the background)."""
-    host = host_backend(backend)
-    return host if host is backend or kernels_ready(host, curve, "small_msm") else backend
-
-
 class Prover:
     """Proves witnesses for one proving key.
 
@@ -158,14 +150,13 @@ class Prover:
         self.keeps = has_capability(self.backend, KEPT_SCALARS) and (
             self.batch or has_capability(self.backend, PREPARED_BASES)
         )
-        self.host = host_backend(self.backend, SPARSE)  # the witness side's sparse products
         self._lock = threading.Lock()
         self._qap_lock = threading.Lock()
         self._b_g2_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2")  # kept from proof to proof
         self._qap: SparseQap | None = None
         self._proofs = 0
         own = {"g1": self.backend, "g2": self.g2_backend}
-        small = {group: small_msm_backend(b, self.curve) for group, b in own.items()}
+        small = {group: small_msm_backend(b, self.curve, proofs) for group, b in own.items()}
         with self.recorder.span("prepare_bases"):
             self.bases = {
                 key: prepare(self.calls, self.backend, self.curve, "g1", getattr(pk, q), uses=proofs)
@@ -178,6 +169,12 @@ class Prover:
                 self.assembly.warm(own)
 
     # --- 1. the witness -----------------------------------------------------------------------------------------
+
+    @cached_property
+    def host(self) -> Backend:
+        """The host backend of the witness side's sparse products (a circuit's), loaded when first needed: a
+        .zkey's proof on a device makes them there and never loads it."""
+        return host_backend(self.backend, SPARSE)
 
     @property
     def qap(self) -> SparseQap | None:

@@ -4,7 +4,8 @@ The reference's :func:`~cuzk.reference.groth16.verify` is the verifier for a pro
 B and C are in their subgroups ([r]P = O, in pure Python) and computes four pairings in pure Python, 0.2–0.3 s a
 proof. A proof the engine made needs less: its points are sums of the proving key's points (checked when the key
 was read, or made by the setup), so they are in the subgroups whenever they are on the curve, and the pairings can
-run on a backend that offers PAIRING (the cpu backend's: about a millisecond), the host backend beside a device.
+run on a backend that offers PAIRING (the cpu backend's: about a millisecond), the device itself when it offers it,
+else the host backend beside a device.
 The answer is the reference verifier's for such a proof; what is checked is the equation
 e(A, B) = e(α, β)·e(Σ x_i·IC_i, γ)·e(C, δ), as Π e(P_i, Q_i) = 1 over (A, B), (−α, β), (−Σ x_i·IC_i, γ), (−C, δ).
 
@@ -20,7 +21,7 @@ from typing import Any
 
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendUnavailableError, UnknownBackendError
-from cuzk.backends.protocol import PAIRING, Backend
+from cuzk.backends.protocol import DEVICE, PAIRING, Backend, has_capability
 from cuzk.backends.registry import get_backend, host_backend
 from cuzk.engine.warm import kernels_ready, warm_later
 from cuzk.reference.curves import Curve
@@ -29,9 +30,12 @@ from cuzk.reference.groth16.verifier import check_proof_points, prepare_inputs, 
 
 
 def pairing_backend(backend: Backend, curve: Curve, *, compile_later: bool = False) -> Backend:
-    """The backend whose pairing checks ``backend``'s proofs: its host backend with PAIRING when that one's
-    kernels are ready, else the reference backend (pure Python, nothing to compile); with ``compile_later`` the host's
-    pairing is then compiled in the background for later processes."""
+    """The backend whose pairing checks ``backend``'s proofs: a device with PAIRING itself (its program is built
+    with the proof's, or shipped prebuilt: the check then imports nothing of the host backend's); else its host
+    backend with PAIRING when that one's kernels are ready, else the reference backend (pure Python, nothing to
+    compile); with ``compile_later`` the host's pairing is then compiled in the background for later processes."""
+    if has_capability(backend, DEVICE) and has_capability(backend, PAIRING):
+        return backend
     host = host_backend(backend, PAIRING)
     if kernels_ready(host, curve, "verify"):
         return host

@@ -8,15 +8,16 @@ witness) and calls :meth:`Warming.wait` before the work: the compilation runs be
 What a proof waits for is the proving backend's kernels and, beside a device, the host's witness side (its sparse
 products run nowhere else). What it can do without is made ready in the background, for later processes, while
 this one takes another path (:func:`kernels_ready` says which): the pairing of the proof's check (the reference's
-pairing meanwhile, :mod:`cuzk.engine.verify`) and, beside a device, the host's MSMs of a few points (the device's
-own meanwhile, :mod:`cuzk.engine.prover`).
+pairing meanwhile, :mod:`cuzk.engine.verify`) and, beside a device in a long-lived process, the host's MSMs of a
+few points (the device's own meanwhile, and always in a one-shot command: :mod:`cuzk.engine.prover`). A .zkey's
+proof on a device loads no host backend at all when the device also has PAIRING.
 """
 
 from __future__ import annotations
 
 import time
 
-from cuzk.backends.protocol import PAIRING, SPARSE, WARM_UP, Backend, WarmUp, WorkSizes, has_capability
+from cuzk.backends.protocol import DEVICE, PAIRING, WARM_UP, Backend, WarmUp, WorkSizes, has_capability
 from cuzk.backends.registry import host_backend
 from cuzk.engine.witness import witness_backend
 from cuzk.reference.curves import Curve
@@ -87,13 +88,14 @@ def warm_up(
     waits for those too: its every proof uses them, and its start is paid once."""
     waited: list[tuple[Backend, str, WorkSizes | None]] = [(backend, work, sizes)]
     later: list[tuple[Backend, str]] = []
-    if work == "prove":
-        host, witness = host_backend(backend, SPARSE), witness_backend(backend, from_key=from_key)
+    if work == "prove":  # a host backend is loaded only for what runs there (a .zkey's proof on a device: nothing)
+        witness = witness_backend(backend, from_key=from_key)
         if witness is not backend:
             waited.append((witness, "witness", None))
-        if host is not backend:
-            later.append((host, "small_msm"))
-        later.append((host_backend(backend, PAIRING), "verify"))
+        if long_lived and has_capability(backend, DEVICE):  # the small MSMs go to the host in a long-lived Prover
+            later.append((host_backend(backend), "small_msm"))
+        checker = backend if has_capability(backend, PAIRING) else host_backend(backend, PAIRING)
+        later.append((checker, "verify"))  # the proof's check (pairing_backend's choice once ready)
     if long_lived:
         waited += [(b, w, None) for b, w in later]
         later = []

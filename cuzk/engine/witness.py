@@ -86,11 +86,20 @@ class SparseQap:
 
     @classmethod
     def from_csr(
-        cls, backend: Backend, curve: Curve, matrices: Sequence[Csr], num_constraints: int, num_variables: int, n: int
+        cls,
+        backend: Backend,
+        curve: Curve,
+        matrices: Sequence[Csr],
+        num_constraints: int,
+        num_variables: int,
+        n: int,
+        *,
+        reductions: int = 0,
     ) -> SparseQap:
-        """From the CSR arrays of A, B and optionally C (rows in the reference's domain order)."""
+        """From the CSR arrays of A, B and optionally C (rows in the reference's domain order); ``reductions``: the
+        values are c·R^reductions (a .zkey's stored form: 2), see the backends' ``prepare_sparse``."""
         a, b, *c = (
-            backend.prepare_sparse(curve, indptr, columns, values, num_variables)  # type: ignore[attr-defined]
+            backend.prepare_sparse(curve, indptr, columns, values, num_variables, reductions=reductions)  # type: ignore[attr-defined]
             for indptr, columns, values in matrices
         )
         return cls(backend, curve, a, b, c[0] if c else None, num_constraints, num_variables, n)

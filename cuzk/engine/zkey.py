@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import STORED_BASES, Backend, has_capability
+from cuzk.backends.protocol import DEVICE, STORED_BASES, Backend, has_capability
 from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.key_check import diagnose_failed_proof
 from cuzk.engine.prover import Prover
@@ -55,23 +55,53 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
     """The key's A and B as sparse matrices on ``backend`` (the device itself, or the host: witness_backend), their
     rows in the reference's domain order (snarkjs's row i is the reference's k·i mod n, the identity on BN254:
     :mod:`cuzk.formats.domain`), so that A·z, B·z and C = (A·z)∘(B·z) come out as the prover takes them. The terms
-    of a row keep the key's order (a stable sort by row): the host sums them in the order snarkjs does (sums mod r
+    of a row keep the key's order (:func:`csr_order`): the host sums them in the order snarkjs does (sums mod r
     do not depend on it)."""
     coefficients, n = zkey.coefficients, zkey.domain_size
     positions = None if domain.is_identity(zkey.curve.Fr) else domain.row_positions(zkey.curve.Fr, n)
-    values = coefficients.values
+    # a device takes the values as stored (c·R²) and reduces them itself: nothing is decoded on the host
+    reductions = 2 if has_capability(backend, DEVICE) else 0
+    values = coefficients.stored if reductions else coefficients.values
     matrices = []
-    for matrix in (0, 1):
-        terms = np.flatnonzero(coefficients.matrix == matrix)
-        rows = coefficients.constraint[terms] if positions is None else positions[coefficients.constraint[terms]]
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-        if len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all()):  # snarkjs writes A's, then B's, row by row
+    for terms in _terms_by_matrix(coefficients.matrix):
+        indptr, order = csr_order(coefficients.constraint[terms], positions, n)
+        if order is None:
             matrices.append((indptr, coefficients.signal[terms], values[terms]))
-            continue
-        order = np.argsort(rows, kind="stable")
-        matrices.append((indptr, coefficients.signal[terms][order], values[terms][order]))
-    return SparseQap.from_csr(backend, zkey.curve, matrices, zkey.num_constraints, zkey.num_variables, n)
+        else:
+            matrices.append((indptr, coefficients.signal[terms][order], values[terms][order]))
+    return SparseQap.from_csr(
+        backend, zkey.curve, matrices, zkey.num_constraints, zkey.num_variables, n, reductions=reductions
+    )
+
+
+def csr_order(rows: np.ndarray, positions: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """(indptr, order) of terms on ``rows`` moved to rows ``positions[rows]`` (None: kept), n rows: the terms in
+    ``order`` (None: as they are) fall row by row, each row's terms in their first order (what a stable sort by the
+    new row gives). snarkjs writes a matrix row by row: with the rows in order, a permutation of them moves whole
+    blocks of terms, gathered in one pass (no sort); otherwise the terms are sorted by their new row."""
+    ordered = len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all())
+    counts = np.bincount(rows, minlength=n)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    if positions is None or not ordered:
+        target = rows if positions is None else positions[rows]
+        np.cumsum(counts if positions is None else np.bincount(target, minlength=n), out=indptr[1:])
+        return indptr, None if ordered else np.argsort(target, kind="stable")
+    source = np.empty(n, dtype=np.int64)
+    source[positions] = np.arange(n)  # the key's row that becomes row j
+    first = np.zeros(n, dtype=np.int64)  # the first term of each of the key's rows
+    np.cumsum(counts[:-1], out=first[1:])
+    moved = counts[source]
+    np.cumsum(moved, out=indptr[1:])
+    return indptr, np.arange(len(rows), dtype=np.int64) + np.repeat(first[source] - indptr[:-1], moved)
+
+
+def _terms_by_matrix(matrix: np.ndarray) -> list[slice | np.ndarray]:
+    """A's terms, B's terms: slices when the terms come A's first, then B's (as snarkjs writes them), which index
+    without a copy; else the indices of each."""
+    boundary = int(np.searchsorted(matrix, 1)) if len(matrix) else 0
+    if bool((matrix[:boundary] == 0).all()) and bool((matrix[boundary:] == 1).all()):
+        return [slice(0, boundary), slice(boundary, len(matrix))]
+    return [np.flatnonzero(matrix == m) for m in (0, 1)]
 
 
 class ZkeyProver(Prover):
@@ -115,11 +145,12 @@ class ZkeyProver(Prover):
 def read_zkey_for(
     path: str | os.PathLike[str], backend: Backend, num_variables: int, *, check_points: bool = True
 ) -> ZKey:
-    """A .zkey read for proving on ``backend``: its point sections left as stored for a backend with STORED_BASES
-    (a device checks and keeps them as they are; nothing is decoded on the host), else decoded where
-    :func:`stored_form_host` says; ``num_variables`` is the header's (read_zkey_header)."""
+    """A .zkey read for proving on ``backend``: for a backend with STORED_BASES its point sections and coefficients
+    left as stored (a device checks and keeps the points as they are and reduces the coefficients itself; nothing is
+    decoded on the host, and no host backend is loaded), else decoded where :func:`stored_form_host` says;
+    ``num_variables`` is the header's (read_zkey_header)."""
     stored = has_capability(backend, STORED_BASES)
-    host = stored_form_host(backend, num_variables)
+    host = None if stored else stored_form_host(backend, num_variables)
     return read_zkey(path, check_points=check_points, host=host, stored=stored)
 
 
@@ -194,6 +225,7 @@ __all__ = [
     "ZkeyProof",
     "ZkeyProver",
     "check_r1cs_matches",
+    "csr_order",
     "engine_seconds",
     "prove_zkey",
     "qap_of_zkey",

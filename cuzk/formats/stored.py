@@ -47,10 +47,13 @@ class StoredTable(PointTable):
     @property
     def limbs(self) -> np.ndarray:  # type: ignore[override]
         """The canonical limbs, decoded (and checked) at the first call: InvalidPointError for a bad point."""
+        return self.decoded(self._host)
+
+    def decoded(self, host: Backend | None) -> np.ndarray:
+        """:attr:`limbs`, decoded by ``host``'s MONTGOMERY_FORM kernels (None: numpy) if not decoded yet: the
+        backend that is to use the points can decode them itself."""
         if self._limbs is None:
-            array, bad = decode_table(
-                PointDecoder(self.curve, self.group), self.stored, check=self.check, host=self._host
-            )
+            array, bad = decode_table(PointDecoder(self.curve, self.group), self.stored, check=self.check, host=host)
             if bad is not None:
                 raise self._located(bad.index, bad.problem)
             self._limbs = array

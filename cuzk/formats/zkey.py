@@ -343,8 +343,17 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
     n8r = field_bytes(curve.r)
     raw = cursor.array(count, 12 + n8r, "the coefficients")
     cursor.finish()
-    fields = np.ascontiguousarray(raw[:, :12]).view("<u4").reshape(count, 3).astype(np.int64)
-    matrix, constraint, signal = fields[:, 0], fields[:, 1], fields[:, 2]
+    # each term as a record of the file's own layout (no copy): each field is then read into an array of its own once
+    record = np.dtype(
+        {
+            "names": ["matrix", "constraint", "signal", "value"],
+            "itemsize": 12 + n8r,
+            "formats": ["<u4", "<u4", "<u4", ("<u8", (n8r // 8,))],
+            "offsets": [0, 4, 8, 12],
+        }
+    )
+    terms = np.ascontiguousarray(raw).reshape(-1).view(record)
+    matrix, constraint, signal = (terms[name].astype(np.int64) for name in ("matrix", "constraint", "signal"))
     start = cursor.section.offset + 4
     for bad, problem in (
         (matrix > 1, "the matrix is not 0 (A) or 1 (B)"),
@@ -354,7 +363,7 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
         if bad.any():
             i = int(np.argmax(bad))
             raise file.error(f"coefficient {i}: {problem}", cursor.section, start + i * raw.shape[1])
-    stored = np.ascontiguousarray(raw[:, 12:]).view("<u8").reshape(count, n8r // 8).astype(np.uint64)
+    stored = np.ascontiguousarray(terms["value"], dtype=np.uint64)
     bad_value = limbs.first_noncanonical(stored, curve.r)
     if bad_value is not None:
         i = bad_value[0]

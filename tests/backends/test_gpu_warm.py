@@ -60,6 +60,6 @@ def test_the_shipped_programs_are_the_current_sources() -> None:
         for target in (*prebuilt.TARGETS, prebuilt.PTX_TARGET)
     }
     shipped = {path.name for path in prebuilt.PREBUILT_DIR.glob("*.xz")}
-    stale = sorted(expected.get(name, name) for name in shipped ^ set(expected))
+    stale = sorted((expected.get(name, name) for name in shipped ^ set(expected)), key=str)
     assert not stale, f"prebuilt programs out of date: {stale}; rebuild with python -m cuzk.backends.cuda.prebuilt"
     assert set(manifest["files"]) == shipped

@@ -10,7 +10,7 @@ import pytest
 
 from cuzk.backends.opencl import KernelBuildError, OpenCLBackend
 from cuzk.backends.opencl import device as device_module
-from cuzk.backends.protocol import CAPABILITIES, MONTGOMERY_FORM, PAIRING, POINT_NTT
+from cuzk.backends.protocol import CAPABILITIES, MONTGOMERY_FORM, POINT_NTT
 from cuzk.reference.curves import BN254
 
 BACKEND = OpenCLBackend()
@@ -33,9 +33,9 @@ def test_unavailable_without_pyopencl(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_declares_every_capability() -> None:
-    # verifying, decoding a file's stored words and a ptau's point NTT run on the host (a .zkey's witness side and
-    # its stored points are the device's)
-    assert OpenCLBackend.capabilities == CAPABILITIES - {PAIRING, MONTGOMERY_FORM, POINT_NTT}
+    # decoding a file's stored words and a ptau's point NTT run on the host (a .zkey's witness side, its stored
+    # points and a proof's pairing check are the device's)
+    assert OpenCLBackend.capabilities == CAPABILITIES - {MONTGOMERY_FORM, POINT_NTT}
     assert (OpenCLBackend.CPU_PRIORITY, OpenCLBackend.GPU_PRIORITY) == (50, 200)
 
 

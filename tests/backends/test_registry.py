@@ -9,7 +9,7 @@ import warnings
 import pytest
 from rich.console import Console
 
-from cuzk.backends import registry
+from cuzk.backends import info_table, registry
 from cuzk.backends.errors import (
     BackendFallbackWarning,
     BackendUnavailableError,
@@ -285,7 +285,7 @@ def test_backend_table(install_plugin) -> None:
     assert not rows["fakegpu"].available and rows["fakegpu"].priority == 1000
     assert rows["brokengpu"].description == {} and rows["brokengpu"].priority == 0
     console = Console(width=200, record=True)
-    console.print(registry.format_backend_table())
+    console.print(info_table.format_backend_table())
     text = console.export_text()
     assert "thirdparty" in text and "selected by auto" in text and "no CUDA device found" in text
 
@@ -297,10 +297,10 @@ def test_backend_table_escapes_markup(install_plugin) -> None:
         {"fakegpu": "NoDeviceBackend"},
     )
     console = Console(width=200, record=True)
-    console.print(registry.format_backend_table())
+    console.print(info_table.format_backend_table())
     text = console.export_text()
     assert "pip install 'cuzk[fakegpu]' [bold]x[/bold]" in text
-    assert "cuzk[fakegpu]" in registry.format_backend_text()  # plain text: never escaped
+    assert "cuzk[fakegpu]" in info_table.format_backend_text()  # plain text: never escaped
 
 
 def test_discovery_is_not_cached_across_calls(install_plugin) -> None:

@@ -21,7 +21,7 @@ SUBSET = ("bn254/pairing/edge.json", "bn254/pairing/invalid.json")
 
 
 class NoPairing(ReferenceBackend):
-    """The reference without the optional capability (as the GPU backends are)."""
+    """The reference without the optional capability (as a third-party backend may be)."""
 
     name = "no-pairing"
     capabilities = ReferenceBackend.capabilities - {PAIRING}

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends.errors import InputShapeError
-from cuzk.backends.registry import get_backend
+from cuzk.backends.registry import discover, get_backend
 from cuzk.engine.verify import check_made_proof, pairing_backend
 from cuzk.engine.verify import verify as engine_verify
 from cuzk.reference.circuits import build
@@ -24,7 +24,7 @@ def made(request: pytest.FixtureRequest) -> tuple[Curve, object, list[object], P
     return curve, pk.vk, cs.input_assignment[1:], prove(pk, cs)
 
 
-@pytest.mark.parametrize("backend", ["cpu", "reference"])
+@pytest.mark.parametrize("backend", ["cpu", "reference", "opencl", "cuda"])
 def test_agrees_with_the_reference_verifier(made, backend: str) -> None:  # type: ignore[no-untyped-def]
     usable_or_skip(backend)
     curve, vk, public, proof = made
@@ -63,13 +63,17 @@ def test_pairing_check_validates_its_arrays() -> None:
 
 
 def test_the_pairing_runs_where_it_is_ready(made) -> None:  # type: ignore[no-untyped-def]
-    """The cpu backend's pairing once its kernels are ready (WARM_UP's kernels_ready), else the reference's; the
-    verifier of ``cuzk groth16 verify`` answers as the reference's, for proofs from anywhere."""
+    """A device's own pairing; the cpu backend's once its kernels are ready (WARM_UP's kernels_ready), else the
+    reference's; the verifier of ``cuzk groth16 verify`` answers as the reference's, for proofs from anywhere."""
     curve, vk, public, proof = made
     cpu = get_backend("cpu")
     chosen = pairing_backend(cpu, curve)
     assert chosen.name == ("cpu" if cpu.kernels_ready(curve, "verify") else "reference")
     assert pairing_backend(get_backend("reference"), curve).name == "reference"
+    for device in ("opencl", "cuda"):  # a device with PAIRING checks its own proofs
+        entry = discover().get(device)
+        if entry is not None and entry.available:
+            assert pairing_backend(get_backend(device), curve).name == device
     assert engine_verify(vk, public, proof)
     assert not engine_verify(vk, [public[0] + 1, *public[1:]], proof)
     assert not engine_verify(vk, public, Proof(proof.a, proof.b, proof.c + curve.g1.generator))

@@ -1,6 +1,7 @@
-"""WARM_UP's readiness query as the engine uses it, asked of a fresh numba cache (nothing faked): a first run
-checks its proofs with the reference's pairing and, beside a device, runs the small MSMs on the device itself;
-once the host's kernels are stamped ready, both go to the host backend. Background warm-ups are left running."""
+"""WARM_UP's readiness query as the engine uses it, asked of a fresh numba cache (nothing faked): a first run on the
+cpu checks its proofs with the reference's pairing; beside a device it runs the small MSMs on the device itself
+until the host's kernels are stamped ready, and the device checks its proofs itself (PAIRING). Background warm-ups
+are left running."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ READINESS = textwrap.dedent(
     if device is not None:
         assert has_capability(device, DEVICE)
         assert small_msm_backend(device, BN254) is device, "the host's kernels are not ready: the device's own"
-        assert pairing_backend(device, BN254).name == "reference"
+        assert pairing_backend(device, BN254) is device, "a device with PAIRING checks its proofs itself"
         with warm_up(device, BN254, "setup") as warming:  # a device's warm-up starts no host work for a setup
             assert all(not handle.started for handle in warming.handles[1:])
     handle = cpu.warm_up(BN254, "small_msm", background=True)  # for later processes: at the lowest priority

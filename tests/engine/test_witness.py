@@ -85,6 +85,27 @@ def test_sparse_product_equals_evaluate_rows(curve: Curve, count: int, host: Bac
 
 
 @pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
+@pytest.mark.parametrize("reductions", [1, 2])  # 2: a .zkey's coefficients, c·R², as the file stores them
+def test_stored_coefficients_give_the_same_products(curve: Curve, reductions: int, host: Backend) -> None:
+    """Coefficients given as c·R^k mod r (R = 2^256) with ``reductions`` k: the products are those of c, whether
+    the backend decodes them on the host or reduces them on the device after the upload."""
+    fr, r = curve.Fr, curve.Fr.MODULUS
+    rng = random.Random(reductions)
+    width, count = 30, 37
+    rows = random_rows(rng, r, count, width)
+    z = [rng.choice([0, 1, r - 1, rng.randrange(r)]) for _ in range(width)]
+    indptr, columns, values = csr_of_rows(rows)
+    factor = pow(2, 256 * reductions, r)
+    stored = limbs.ints_to_limbs([v * factor % r for v in ints(values)], 4)
+    matrix = host.prepare_sparse(curve, indptr, columns, stored, width, reductions=reductions)  # type: ignore[attr-defined]
+    got = host.sparse_product(matrix, limbs.ints_to_limbs(z, 4), rows=count)  # type: ignore[attr-defined]
+    reference_rows = [[(col, fr(c)) for col, c in row] for row in rows]
+    assert ints(got) == [v.value for v in evaluate_rows(reference_rows, [fr(v) for v in z], count)]
+    with pytest.raises(BackendInputError, match="reductions"):
+        host.prepare_sparse(curve, indptr, columns, stored, width, reductions=5)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
 def test_kept_products_are_the_products(curve: Curve, host: Backend) -> None:
     """With ``keep`` (KEPT_SCALARS) the products stay on the backend, as a .zkey's witness side does on a device:
     A·z from z kept there, B·z from z given as an array, C = (A·z)∘(B·z) from both kept; each read back through
