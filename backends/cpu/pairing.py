@@ -28,8 +28,9 @@ exponentiations by x (cyclotomic squarings, :mod:`.tower`), a few Frobenius maps
   via cyclotomic structure for pairings over families of elliptic curves", ePrint 2020/875), so
   e = ((x − 1)/3)·(x − 1)·[(x³ − x) + (x² − 1)q + x·q² + q³] + 1: m = ((x − 1)/3)·(x − 1), extra = 1.
 
-Both decompositions are of e itself, not of a multiple, so the value equals the reference's; :func:`hard_part`
-checks the identity on the curve's q, r and x at first use. Every constant comes from the reference curve object.
+Both decompositions are of e itself, not of a multiple, so the value equals the reference's;
+:func:`~cuzk.backends.kernels.constants.hard_part_decomposition` (shared with the GPU kernels) checks the identity on
+the curve's q, r and x at first use. Every constant comes from the reference curve object.
 
 Code: the steps and the line product are intrinsics emitting LLVM IR (formulas on a :class:`~.tower.Ring`, one
 noinline function each, like the tower's); the loops are numba, inlined into one cached kernel, :func:`_kernel`,
@@ -38,7 +39,6 @@ so that a curve compiles in seconds (about 6 s for BN254, 9 s for BLS12-381 on a
 
 from __future__ import annotations
 
-import math
 from functools import cache
 from typing import Any, NamedTuple
 
@@ -55,8 +55,8 @@ from cuzk.backends.cpu.jit import JIT
 from cuzk.backends.cpu.params import curve_params
 from cuzk.backends.cpu.tower import FP, FQ2, FQ6, FQ12, Ring, TowerConsts, fq2_mont, typed
 from cuzk.backends.errors import InputShapeError
+from cuzk.backends.kernels.constants import hard_part_programs, signed_digits
 from cuzk.reference.curves import Curve
-from cuzk.reference.errors import ParameterError
 from cuzk.reference.pairing import ate_loop_count
 
 INLINE = {**JIT, "inline": "always"}  # small helpers: inlined into their caller by numba, not compiled apart
@@ -79,46 +79,12 @@ class PairingConsts(NamedTuple):
     extra: int  # g^extra, 0 or 1
 
 
-def signed_digits(n: int) -> list[int]:
-    """The non-adjacent form of n (digits −1, 0, 1, most significant first); negated digits for n < 0."""
-    m, digits = abs(n), []
-    while m:
-        d = 2 - m % 4 if m & 1 else 0
-        digits.append(d)
-        m = (m - d) // 2
-    sign = -1 if n < 0 else 1
-    return [sign * d for d in reversed(digits)]
-
-
-def hard_part(curve: Curve) -> tuple[list[int], list[list[int]], int]:
-    """(factors of m, c, extra) with (q⁴ − q² + 1)/r = Π factors · Σ_{i,j} c[i][j]·x^j·q^i + extra (module text);
-    the identity is checked on the curve's numbers, ParameterError if it fails."""
-    x, q, r = curve.x, curve.q, curve.r
-    if curve.family == "bn":
-        factors: list[int] = []
-        c = [[-2, -18, -30, -36], [1, -12, -18, -36], [1, 0, 6, 0], [1, 0, 0, 0]]
-        extra = 0
-    else:
-        factors = [(x - 1) // 3, x - 1]
-        c = [[0, -1, 0, 1], [-1, 0, 1, 0], [0, 1, 0, 0], [1, 0, 0, 0]]
-        extra = 1
-    e, rest = divmod(q**4 - q**2 + 1, r)
-    total = math.prod(factors) * sum(c[i][j] * x**j * q**i for i in range(4) for j in range(4)) + extra
-    if rest or (curve.family != "bn" and (x - 1) % 3) or total != e:
-        raise ParameterError(f"{curve.name}: the hard part's decomposition does not hold")
-    return factors, c, extra
-
-
 def power_programs(curve: Curve) -> tuple[np.ndarray, int, int]:
-    """The hard part's exponentiations as (programs, n_pre, extra): program m is a (4, D) matrix whose row j holds
-    the signed digits of base j's exponent (left-padded with zeros); in order, one per factor of m, one for x
-    (one base each), then the four c_i = (c_i0, …, c_i3) over the bases h^(x^j)."""
-    factors, c, extra = hard_part(curve)
-    programs = [[signed_digits(v), [], [], []] for v in [*factors, curve.x]]
-    programs += [[signed_digits(v) for v in row] for row in c]
-    width = max(len(d) for rows in programs for d in rows)
-    padded = [[[0] * (width - len(d)) + d for d in rows] for rows in programs]
-    return np.array(padded, dtype=np.int8), len(factors), extra
+    """The hard part's exponentiations as (programs, n_pre, extra): the GPU kernels' programs
+    (:func:`~cuzk.backends.kernels.constants.hard_part_programs`, the one decomposition of both), as an int8 array:
+    program m is a (4, D) matrix whose row j holds the signed digits of base j's exponent."""
+    programs, pre, extra = hard_part_programs(curve)
+    return np.array(programs, dtype=np.int8), pre, extra
 
 
 @cache
@@ -383,11 +349,9 @@ def pairing_value(curve: Curve, p: np.ndarray, q: np.ndarray) -> list[int]:
 __all__ = [
     "PairingConsts",
     "final_exponentiation",
-    "hard_part",
     "miller_loop",
     "pairing_check",
     "pairing_consts",
     "pairing_value",
     "power_programs",
-    "signed_digits",
 ]
