@@ -38,8 +38,8 @@ def prepare(
     read in bulk from a file (a .zkey); handed to the backend to keep resident when it offers PREPARED_BASES. A
     :class:`StoredTable` goes as the file stores it to a backend with STORED_BASES, which checks it there (the first
     bad point raises the reader's InvalidPointError); anything else decodes it on the host (on ``backend``'s own
-    kernels when it has MONTGOMERY_FORM). ``uses``: the MSMs
-    expected over the points (prepare_bases's hint; None: many)."""
+    kernels when it has MONTGOMERY_FORM). ``uses``: the MSMs expected over the points (prepare_bases's hint; None:
+    many)."""
     if isinstance(points, StoredTable) and has_capability(backend, STORED_BASES):
         handle, bad = calls.prepare_stored_bases(backend, curve, group, points.stored, points.check, uses)
         if handle is None:
