@@ -80,12 +80,12 @@ def csr_order(rows: np.ndarray, positions: np.ndarray | None, n: int) -> tuple[n
     new row gives). snarkjs writes a matrix row by row: with the rows in order, a permutation of them moves whole
     blocks of terms, gathered in one pass (no sort); otherwise the terms are sorted by their new row."""
     ordered = len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all())
-    counts = np.bincount(rows, minlength=n)
     indptr = np.zeros(n + 1, dtype=np.int64)
     if positions is None or not ordered:
         target = rows if positions is None else positions[rows]
-        np.cumsum(counts if positions is None else np.bincount(target, minlength=n), out=indptr[1:])
+        np.cumsum(np.bincount(target, minlength=n), out=indptr[1:])
         return indptr, None if ordered else np.argsort(target, kind="stable")
+    counts = np.bincount(rows, minlength=n)
     source = np.empty(n, dtype=np.int64)
     source[positions] = np.arange(n)  # the key's row that becomes row j
     first = np.zeros(n, dtype=np.int64)  # the first term of each of the key's rows
