@@ -65,6 +65,9 @@ class BackendBase(HostCapabilities):
     name: ClassVar[str] = ""
     priority: ClassVar[int] = 0
     capabilities: ClassVar[frozenset[str]] = frozenset()
+    # Whether the MSM hooks refuse a scalar ≥ r themselves (with the NonCanonicalInputError the host check raises):
+    # then the MSMs skip the host's pass over the scalars, which costs as much as their upload.
+    MSM_CHECKS_SCALARS: ClassVar[bool] = False
 
     def __init__(self, *, device: int | None = None) -> None:
         self.device = check_device(device)
@@ -88,7 +91,7 @@ class BackendBase(HostCapabilities):
     ) -> np.ndarray:
         c, g = self._ready(curve), check_group(group)
         check_points(c, g, bases)
-        check_scalars(c, scalars)
+        check_scalars(c, scalars, canonical=not self.MSM_CHECKS_SCALARS)
         check_same_length(bases, scalars, ("bases", "scalars"))
         result = self._msm(c, g, bases, scalars, check_window(window))
         return check_output(self.name, "msm", result, limbs.point_shape(c, g))
@@ -128,7 +131,7 @@ class BackendBase(HostCapabilities):
     ) -> np.ndarray:
         self._require(PREPARED_BASES)
         self._check_handle(handle)
-        self._check_scalars(handle.curve, scalars, "scalars")
+        self._check_scalars(handle.curve, scalars, "scalars", in_msm=True)
         if len(scalars) != handle.n:
             raise InputSizeMismatchError(f"{len(scalars)} rows for {handle.n} prepared bases", array="scalars")
         result = self._msm_prepared(handle, scalars, check_window(window))
@@ -159,7 +162,7 @@ class BackendBase(HostCapabilities):
             else:
                 check_points(c, g, b, f"bases[{j}]")
             if not any(rows_within(s, earlier) for earlier in scalars[:j]):
-                self._check_scalars(c, s, f"scalars[{j}]")
+                self._check_scalars(c, s, f"scalars[{j}]", in_msm=True)
             if len(b) != len(s):
                 raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
         result = self._msm_batch(c, g, list(bases), list(scalars), wins)
@@ -306,10 +309,11 @@ class BackendBase(HostCapabilities):
         self._require(capability)
         return resolve_curve(curve)
 
-    def _check_scalars(self, curve: Curve, scalars: object, name: str) -> None:
-        """check_scalars, or for KeptScalars: this backend's, of this curve (made and checked by it)."""
+    def _check_scalars(self, curve: Curve, scalars: object, name: str, *, in_msm: bool = False) -> None:
+        """check_scalars (its canonical pass left to the MSM's kernels ``in_msm`` where MSM_CHECKS_SCALARS), or for
+        KeptScalars: this backend's, of this curve (made and checked by it)."""
         if not isinstance(scalars, KeptScalars):
-            check_scalars(curve, scalars, name)
+            check_scalars(curve, scalars, name, canonical=not (in_msm and self.MSM_CHECKS_SCALARS))
         elif scalars.backend != self.name or KEPT_SCALARS not in self.capabilities:
             raise BackendInputError(f"kept by backend {scalars.backend!r}, cannot be used by {self.name!r}", array=name)
         elif scalars.curve is not curve:

@@ -191,6 +191,22 @@ VARIABLES: tuple[Variable, ...] = (
 )
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity: taskset, a container's cpuset), else all of them: what the
+    host helpers size their thread pools by."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
+        return os.cpu_count() or 1
+
+
+def host_helpers(most: int = 8) -> int:
+    """Threads for a host pass that numpy runs without the GIL (copies, reductions): half the usable cores (the
+    other half runs the caller and the device's driver), at least 2 and at most ``most``: beyond that such passes
+    are bound by the memory's bandwidth."""
+    return max(2, min(most, usable_cores() // 2))
+
+
 def check_environment() -> None:
     """Read every variable of :data:`VARIABLES`: EnvironmentVariableError for the first that holds a bad value."""
     for variable in VARIABLES:
@@ -212,10 +228,12 @@ __all__ = [
     "env_bool",
     "env_int",
     "env_text",
+    "host_helpers",
     "numba_threads",
     "opencl_platform",
     "shown",
     "threads",
     "token",
+    "usable_cores",
     "verify",
 ]

@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from cuzk.backends.env import host_helpers
 from cuzk.backends.errors import InputShapeError, InputTypeError, LimbCountError, NonCanonicalInputError
 from cuzk.reference.curves import Curve, Group, Point
 from cuzk.reference.errors import (
@@ -162,7 +163,7 @@ def first_noncanonical(array: np.ndarray, modulus: int) -> tuple[int, ...] | Non
 
 
 PARALLEL_CHECK_ROWS = 1 << 18  # from this many rows, the check's first pass runs on CHECK_THREADS threads
-CHECK_THREADS = 4
+CHECK_THREADS = host_helpers()  # half the host's cores, 2 … 8
 _CHECKER: list[ThreadPoolExecutor] = []
 
 
@@ -300,9 +301,17 @@ def _element_label(index: tuple[int, ...], inner: tuple[int, ...]) -> str:
 
 
 def check_limb_array(
-    array: object, *, name: str, inner: tuple[int, ...], modulus: int, what: str, modulus_name: str
+    array: object,
+    *,
+    name: str,
+    inner: tuple[int, ...],
+    modulus: int,
+    what: str,
+    modulus_name: str,
+    canonical: bool = True,
 ) -> np.ndarray:
-    """Check ``array`` is uint64 of shape (n, *inner, L) with L = limbs of ``modulus`` and every element < modulus.
+    """Check ``array`` is uint64 of shape (n, *inner, L) with L = limbs of ``modulus`` and (unless ``canonical`` is
+    false: the caller's kernels check it) every element < modulus.
 
     ``what`` says what one element is ("an Fr scalar of bn254"), ``modulus_name`` how to call the modulus ("r").
     """
@@ -319,7 +328,7 @@ def check_limb_array(
             f"{array.shape[-1]} limbs per element, expected {L}: {what} is {modulus.bit_length()} bits",
             array=name,
         )
-    bad = first_noncanonical(array, modulus)
+    bad = first_noncanonical(array, modulus) if canonical else None
     if bad is not None:
         value = limbs_to_int(array[bad])
         raise NonCanonicalInputError(
@@ -331,9 +340,10 @@ def check_limb_array(
     return array
 
 
-def check_scalars(curve: Curve, array: object, name: str = "scalars") -> np.ndarray:
+def check_scalars(curve: Curve, array: object, name: str = "scalars", *, canonical: bool = True) -> np.ndarray:
+    what = f"an Fr element of {curve.name}"
     return check_limb_array(
-        array, name=name, inner=(), modulus=curve.r, what=f"an Fr element of {curve.name}", modulus_name="r"
+        array, name=name, inner=(), modulus=curve.r, what=what, modulus_name="r", canonical=canonical
     )
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from cuzk.backends.cuda import prebuilt
 from cuzk.backends.cuda.uploads import LeasedUploads
+from cuzk.backends.env import host_helpers
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import CUDA, generate
@@ -46,8 +47,8 @@ OPTIONS = ("--std=c++17",)  # NVRTC options of every program (tests and benchmar
 STAGING_BUFFERS = 32  # pinned host buffers in the upload ring, at most …
 STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars) can run ahead of the stream
 STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
-COPY_THREADS = 4  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in this many pieces …
-COPY_SPLIT_BYTES = 4 << 20  # … at once (numpy lets go of the GIL while it copies): one core copies slower than PCIe
+COPY_THREADS = host_helpers()  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in pieces …
+COPY_SPLIT_BYTES = 4 << 20  # … on half the cores at once (numpy lets go of the GIL): one core copies slower than PCIe
 LEASE_MIN_BYTES = 1 << 20  # uploads this large go on the copy stream, into leased memory
 LEASE_CACHE_FRACTION = 0.05  # of the device's memory, at most, kept in free leased slots for the next uploads
 
@@ -111,6 +112,8 @@ def resident_threads(registers: int, block: int, unit_registers: int, unit_threa
 class CudaContext(BufferHelpers):
     """One device, its main stream (kernels, reads) and copy stream (uploads), the programs compiled for it, and a
     kernel launcher (a DeviceContext)."""
+
+    uploads_overlap = True  # uploads of LEASE_MIN_BYTES or more go on the copy stream
 
     def __init__(self, device: Any) -> None:
         self.cp = import_cupy()

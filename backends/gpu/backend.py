@@ -71,7 +71,9 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
     ``parallel_items`` sets how many bucket-kernel work-items an MSM uses. Tests use them to force chunking and
     uneven segments on small devices. ``shifted_bases`` (default: on GPUs, not on CPU devices) makes
     ``prepare_bases`` also keep the shifted copies 2^(c·t)·P_i, so that MSMs over them need one bucket set and no
-    doubling between windows, for W times the memory of the bases.
+    doubling between windows, for W times the memory of the bases. ``pipeline_from`` (points; default: the MSM's
+    PIPELINE_FROM where uploads overlap the kernels, never elsewhere) is the size from which one MSM's scalars from
+    host memory are uploaded in two chunks, the second while the first's kernels run.
     """
 
     capabilities = frozenset(
@@ -91,6 +93,7 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
             PAIRING,
         }
     )
+    MSM_CHECKS_SCALARS = True  # the histogram kernel compares every scalar with r (msm.refused_if_noncanonical)
 
     def __init__(
         self,
@@ -100,8 +103,10 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
         max_chunk: int | None = None,
         parallel_items: int | None = None,
         shifted_bases: bool | None = None,
+        pipeline_from: int | None = None,
     ) -> None:
         super().__init__(device=device)
+        self.pipeline_from = pipeline_from
         self.memory_limit = memory_limit
         self.max_chunk = max_chunk
         self.parallel_items = parallel_items
@@ -226,10 +231,13 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
         )
 
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
-        options = self._msm_options()
-        return self._call(
-            lambda ctx: msm_device.queue_msm(ctx, curve, group, scalars, bases, window, self._memory(), **options).read
-        )
+        options = {**self._msm_options(), "pipeline_from": self.pipeline_from}
+        with msm_device.refused_if_noncanonical(curve, {"scalars": scalars}):
+            return self._call(
+                lambda ctx: (
+                    msm_device.queue_msm(ctx, curve, group, scalars, bases, window, self._memory(), **options).read
+                )
+            )
 
     def _msm_options(self) -> dict[str, Any]:
         return {"max_chunk": self.max_chunk, "parallel_items": self.parallel_items}
@@ -294,10 +302,11 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
 
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, window: int | None) -> np.ndarray:
         resident, k = self._resident_bases(handle), on_device(scalars)
-        curve, group, options = handle.curve, handle.group, self._msm_options()
-        return self._call(
-            lambda ctx: msm_device.queue_msm(ctx, curve, group, k, resident, window, self._memory(), **options).read
-        )
+        curve, group, options = handle.curve, handle.group, {**self._msm_options(), "pipeline_from": self.pipeline_from}
+        with msm_device.refused_if_noncanonical(curve, {"scalars": scalars}):
+            return self._call(
+                lambda ctx: msm_device.queue_msm(ctx, curve, group, k, resident, window, self._memory(), **options).read
+            )
 
     def _msm_batch(
         self,
@@ -330,7 +339,8 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
 
             return results
 
-        return self._call(queue)
+        with msm_device.refused_if_noncanonical(curve, {f"scalars[{j}]": s for j, s in enumerate(scalars)}):
+            return self._call(queue)
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
         return self._call(

@@ -77,6 +77,7 @@ class DeviceContext(Protocol):
     trace: list[Any] | None
     build_seconds: dict[str, float]
     memory_errors: tuple[type[BaseException], ...]  # what the API raises when the device has no memory left
+    uploads_overlap: bool  # whether an upload runs beside the kernels queued before it (a copy stream of its own)
 
     def launch(
         self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None
@@ -129,6 +130,7 @@ class BufferHelpers:
     buffers, blocking reads and a shared dummy argument. OpenCL's and CUDA's contexts inherit it."""
 
     _dummy: Any = None
+    uploads_overlap = False
 
     def buffer(self, nbytes: int) -> Any:
         raise NotImplementedError

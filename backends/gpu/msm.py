@@ -14,32 +14,21 @@ queued too) and read (:meth:`Pending.read`, which waits for the queue). :func:`q
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from cuzk.backends.checks import rows_within
-from cuzk.backends.errors import BackendInputError
+from cuzk.backends.errors import BackendInputError, BackendOutputError
 from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, ready
-from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, plan_msm, scan_block
+from cuzk.backends.gpu.msm_job import Job, Tables, plan
+from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, scan_block
+from cuzk.backends.limbs import check_scalars
 from cuzk.reference.curves import Curve
-
-# Bucket work-items per compute unit where the API does not tell how many threads of the bucket-sum kernel a unit
-# runs at once.
-PARALLEL_ITEMS_PER_UNIT = {"cpu": 16, "gpu": 256}
-
-
-def default_parallel_items(ctx: DeviceContext, curve: Curve, group: str) -> int:
-    """Bucket work-items over all rows: per compute unit, the threads of the bucket-sum kernel it runs at once,
-    rounded down to a power of two, where the API tells (else PARALLEL_ITEMS_PER_UNIT). More items than a unit
-    holds at once gained nothing, and a count that is not a power of two was slower (docs/performance.md)."""
-    resident = ctx.resident_threads(curve, program(group), f"{group}_msm_bucket_sums")
-    per_unit = 1 << (resident.bit_length() - 1) if resident else PARALLEL_ITEMS_PER_UNIT[ctx.info.kind]
-    return per_unit * ctx.info.compute_units
-
 
 # The bucket entries one scatter launch writes, at random places: about half the L2 cache of the GPU it was sized on
 # (50 MB), so that the rows being filled stay there (an MSM of 2^22 or more points over separate windows takes a
@@ -47,131 +36,44 @@ def default_parallel_items(ctx: DeviceContext, curve: Curve, group: str) -> int:
 SCATTER_BYTES = 24 << 20
 
 
-def _chunks(chunk: int, pieces: list[tuple[Any, int, int]]) -> Iterator[tuple[Any, int, int, int]]:
-    """(bases buffer, offset in it, first point, count) for every chunk, never crossing a piece."""
+def _chunks(
+    chunk: int, pieces: list[tuple[Any, int, int]], lead: int | None = None
+) -> Iterator[tuple[Any, int, int, int]]:
+    """(bases buffer, offset in it, first point, count) for every chunk, never crossing a piece; with ``lead``, the
+    first chunk has that many points (then chunks of ``chunk`` again)."""
     for buf, first, count in pieces:
-        for offset in range(0, count, chunk):
-            yield buf, offset, first + offset, min(chunk, count - offset)
+        offset = 0
+        if lead is not None and first == 0 and lead < count:
+            yield buf, 0, 0, lead
+            offset = lead
+        for start in range(offset, count, chunk):
+            yield buf, start, first + start, min(chunk, count - start)
 
 
-@dataclass(frozen=True)
-class Job:
-    """How one MSM of n ≥ 1 points runs: ``windows`` windows of c bits, each with a row of buckets, or (``merged``,
-    over shifted resident bases) one row for all; the points in chunks of ``chunk``; ``prepared``: the bases are
-    resident (else each chunk's bases are copied to a staging buffer and converted there)."""
-
-    n: int
-    c: int
-    windows: int
-    merged: bool
-    prepared: bool
-    blocks: int  # scan blocks per row
-    segments: int  # bucket-kernel work-items per row
-    chunk: int
-    sum_rows: int = 1  # rows whose bucket sums are held at once
-
-    @property
-    def rows(self) -> int:
-        return 1 if self.merged else self.windows
-
-    @property
-    def buckets(self) -> int:
-        return 1 << (self.c - 1)
-
-    def buffer_sizes(self, geometry: Geometry) -> tuple[int, ...]:
-        """Bytes of each buffer of :class:`Tables`, in the order of its fields."""
-        table = self.rows * (self.buckets + 1) * 4
-        return (
-            table,
-            table,
-            table,
-            self.rows * self.blocks * 4,
-            2 * self.rows * self.segments * geometry.xyzz_bytes,
-            self.rows * geometry.xyzz_bytes,
-            self.sum_rows * self.buckets * geometry.xyzz_bytes,
-            2 * self.sum_rows * self.segments * geometry.xyzz_bytes,
-            self.windows * self.chunk * 4,
-            0 if self.prepared else self.chunk * geometry.base_bytes,
-        )
+# From this many points, one call's scalars from host memory are uploaded in two chunks, where the device's uploads
+# run beside its kernels: the first quarter (its upload waited for), then the rest, uploaded while the first
+# chunk's kernels run. The second chunk adds its bucket sums to the first's (one more pass over the buckets, and
+# one more sort of a chunk), which costs more than it hides below this size (docs/performance.md).
+PIPELINE_FROM = 1 << 21
 
 
-def _shifted_job(
-    n: int, resident: ResidentBases, geometry: Geometry, memory: Memory, parallel_items: int
-) -> Job | None:
-    """The job over shifted resident bases (one bucket row for all windows, no Horner), or None when its tables do
-    not fit the memory (the MSM then takes the per-window path over the unshifted bases)."""
-    assert resident.shift is not None
-    c, w = resident.shift, resident.windows
-    nb = 1 << (c - 1)
-    blocks = -(-nb // scan_block(nb))
-    segments = max(1, min(w * n + nb, parallel_items))
-    points = (4 * segments + 1 + nb) * geometry.xyzz_bytes  # partial, edges, acc, sums
-    needed = 3 * (nb + 1) * 4 + blocks * 4 + points + n * SCALAR_BYTES + w * n * 4
-    largest = max(w * n * 4, nb * geometry.xyzz_bytes, 2 * segments * geometry.xyzz_bytes, n * SCALAR_BYTES)
-    if w * n >= 1 << 31 or needed > memory.budget or largest > memory.max_alloc:
-        return None
-    return Job(n, c, w, merged=True, prepared=True, blocks=blocks, segments=segments, chunk=n)
-
-
-def plan(
-    ctx: DeviceContext,
-    curve: Curve,
-    group: str,
-    n: int,
-    bases: ResidentBases | np.ndarray,
-    window: int | None,
-    memory: Memory,
-    *,
-    max_chunk: int | None = None,
-    parallel_items: int | None = None,
+def with_lead(
+    ctx: DeviceContext, geometry: Geometry, job: Job, scalars: Scalars, memory: Memory, pipeline_from: int | None
 ) -> Job:
-    """The job of an MSM of n ≥ 1 points within ``memory``: over shifted resident bases when they serve ``window``,
-    else Pippenger by windows (:func:`~cuzk.backends.gpu.plan.plan_msm`). ``parallel_items`` (bucket-kernel
-    work-items over all windows) defaults to what keeps the device busy."""
-    geometry = Geometry.of(curve, group)
-    resident = bases if isinstance(bases, ResidentBases) else None
-    items = parallel_items or default_parallel_items(ctx, curve, group)
-    if resident is not None and resident.shift is not None and window in (None, resident.shift) and not max_chunk:
-        job = _shifted_job(n, resident, geometry, memory, items)
-        if job is not None:
-            return job
-    p = plan_msm(
-        n,
-        window,
-        scalar_bits=curve.r.bit_length(),
-        base_bytes=geometry.base_bytes,
-        xyzz_bytes=geometry.xyzz_bytes,
-        prepared=resident is not None,
-        memory=memory,
-        parallel_items=items,
-        max_chunk=max_chunk,
-    )
-    return Job(n, p.window, p.windows, False, resident is not None, p.blocks, p.segments, p.chunk, p.sum_rows)
-
-
-@dataclass
-class Tables:
-    """The device buffers of the sort and the bucket sums, and the staging buffer of bases that are not resident:
-    sized for the largest of some jobs, so that the MSMs of a batch use one set in turn (the queue runs in order)."""
-
-    counts: Any
-    offsets: Any
-    cursor: Any
-    block_sums: Any
-    partial: Any
-    acc: Any
-    sums: Any  # a bucket sum per bucket of the rows held at once (Job.sum_rows)
-    edges: Any  # two per bucket-sum work-item: its parts of the buckets its range cuts
-    entries: Any
-    staging: Any  # None when every job's bases are resident
-
-    @staticmethod
-    def sizes(geometry: Geometry, jobs: Sequence[Job]) -> list[int]:
-        return [max(sizes) for sizes in zip(*(job.buffer_sizes(geometry) for job in jobs), strict=True)]
-
-    @classmethod
-    def allocate(cls, ctx: DeviceContext, geometry: Geometry, jobs: Sequence[Job]) -> Tables:
-        return cls(*(ctx.buffer(size) if size else None for size in cls.sizes(geometry, jobs)))
+    """``job`` with a lead (its first quarter) when the upload of the scalars is to overlap the kernels: where the
+    device's uploads run beside its kernels (or from an explicit ``pipeline_from``, on any device, as the tests
+    use it), for scalars from host memory, from PIPELINE_FROM points, when the job is one chunk whose bucket sums
+    of every row fit at once, and so does their second table. Else ``job`` as it is."""
+    if pipeline_from is None and not ctx.uploads_overlap:
+        return job
+    least = PIPELINE_FROM if pipeline_from is None else pipeline_from
+    if not isinstance(scalars, np.ndarray) or job.chunk < job.n or job.sum_rows < job.rows or job.n < max(least, 4):
+        return job
+    led = replace(job, lead=job.n // 4)
+    sizes = led.buffer_sizes(geometry)
+    if max(sizes) > memory.max_alloc or sum(sizes) + job.n * SCALAR_BYTES > memory.budget:
+        return job
+    return led
 
 
 def accumulate(
@@ -182,39 +84,69 @@ def accumulate(
     job: Job,
     scalars: tuple[Any, int],
     count: int,
-    bases_buf: Any,
-    offset: int,
+    bases: tuple[Any, int],
+    noncanonical: Any,
+    *,
+    later: bool = False,
 ) -> None:
-    """Sort ``count`` points into buckets and add their bucket sums into ``tables.acc``: one accumulator per
-    window, or (a merged job, over shifted bases) one for all windows. ``scalars`` is (buffer, first row): the
-    points' scalars are ``count`` rows from there."""
+    """Sort ``count`` points into buckets and make their bucket sums. ``scalars`` is (buffer, first row) and
+    ``bases`` (buffer, first point): the points' are ``count`` rows from there; a scalar ≥ r sets the word
+    ``noncanonical``. A job with a lead (:attr:`Job.lead`) keeps every row's bucket sums in ``tables.sums`` for
+    :func:`reduce_rows` after its last chunk: a ``later`` chunk's are made in ``tables.more`` and added in. Else
+    each group of rows is reduced here and added into ``tables.acc``: one accumulator per window, or (a merged
+    job, over shifted bases) one for all windows."""
     prog, u32 = program(group), np.uint32
     rows, nb, blocks, segments = job.rows, job.buckets, job.blocks, job.segments
     digits = (scalars[0], u32(scalars[1]), u32(count), u32(job.c), u32(job.windows), u32(job.merged))
     ctx.fill_zero(tables.counts, rows * (nb + 1) * 4)
-    ctx.launch(curve, prog, "msm_histogram", count, *digits, tables.counts)
+    ctx.launch(curve, prog, "msm_histogram", count, *digits, tables.counts, noncanonical)
     args = (u32(nb), u32(scan_block(nb)), u32(blocks), u32(rows))
     ctx.launch(curve, prog, "msm_scan_blocks", rows * blocks, tables.counts, *args, tables.block_sums)
     ctx.launch(curve, prog, "msm_scan_top", rows, tables.block_sums, u32(blocks), u32(rows))
     fill = (tables.counts, tables.block_sums, *args, tables.offsets, tables.cursor)
     ctx.launch(curve, prog, "msm_scan_fill", rows * blocks, *fill)
     step = job.windows if job.merged else max(1, SCATTER_BYTES // (4 * count))
+    copy = u32(job.n)  # merged: the entry of point i in window t names the shifted base t·n + i (from bases[1])
     for first in range(0, job.windows, step):
-        span = (u32(first), u32(first + step))
+        span = (u32(first), u32(first + step), copy)
         ctx.launch(curve, prog, "msm_scatter", count, *digits, tables.cursor, tables.entries, *span)
     row_length = count * job.windows if job.merged else count
-    sums_args = (bases_buf, u32(offset), tables.entries, tables.offsets, u32(row_length), u32(nb), u32(segments))
+    sums_args = (bases[0], u32(bases[1]), tables.entries, tables.offsets, u32(row_length), u32(nb), u32(segments))
     xyzz_bytes = Geometry.of(curve, group).xyzz_bytes
-    for first in range(0, rows, job.sum_rows):  # rows first … first + held − 1: their bucket sums, then reduced
+    table = tables.more if later else tables.sums
+    for first in range(0, rows, job.sum_rows):  # rows first … first + held − 1: their bucket sums
         held = min(job.sum_rows, rows - first)
-        span = (u32(first), u32(held), tables.sums)
-        ctx.fill_zero(tables.sums, held * nb * xyzz_bytes)  # empty buckets: infinity
+        span = (u32(first), u32(held), table)
+        ctx.fill_zero(table, held * nb * xyzz_bytes)  # empty buckets: infinity
         ctx.launch(curve, prog, f"{group}_msm_bucket_sums", held * segments, *sums_args, *span, tables.edges)
-        edges = (tables.offsets, u32(nb), u32(segments), *span[:2], tables.edges, tables.sums, tables.partial)
+        edges = (tables.offsets, u32(nb), u32(segments), *span[:2], tables.edges, table, tables.partial, u32(later))
         ctx.launch(curve, prog, f"{group}_msm_bucket_edges", held * segments, *edges)
-        reduce = (tables.sums, u32(nb), u32(segments), u32(first), u32(held), tables.partial)
-        ctx.launch(curve, prog, f"{group}_msm_bucket_reduce", held * segments, *reduce)
-    remaining = per_row = 2 * segments  # the reduction's partial sums, then the edges' extra ones
+        if job.lead is None:
+            _reduce(ctx, curve, group, tables, job, first, held)
+    if later:
+        ctx.launch(curve, prog, f"{group}_msm_add_sums", rows * nb, tables.sums, tables.more, u32(rows * nb))
+    if job.lead is None:
+        _fold(ctx, curve, group, tables, job)
+
+
+def reduce_rows(ctx: DeviceContext, curve: Curve, group: str, tables: Tables, job: Job) -> None:
+    """After the last chunk of a job with a lead (every row's bucket sums in ``tables.sums``): reduce them and add
+    the rows' totals into ``tables.acc``."""
+    _reduce(ctx, curve, group, tables, job, 0, job.rows)
+    _fold(ctx, curve, group, tables, job)
+
+
+def _reduce(ctx: DeviceContext, curve: Curve, group: str, tables: Tables, job: Job, first: int, held: int) -> None:
+    """Rows first … first + held − 1 (their bucket sums in ``tables.sums``): Σ j·S_j into their partial sums."""
+    u32 = np.uint32
+    reduce = (tables.sums, u32(job.buckets), u32(job.segments), u32(first), u32(held), tables.partial)
+    ctx.launch(curve, program(group), f"{group}_msm_bucket_reduce", held * job.segments, *reduce)
+
+
+def _fold(ctx: DeviceContext, curve: Curve, group: str, tables: Tables, job: Job) -> None:
+    """Every row's partial sums (the reduction's and the edges' extra ones) summed by a tree, into acc[row]."""
+    u32, prog, rows = np.uint32, program(group), job.rows
+    remaining = per_row = 2 * job.segments
     while remaining > 1:
         stride = -(-remaining // 2)
         fold = (tables.partial, u32(per_row), u32(remaining), u32(stride), u32(rows))
@@ -223,15 +155,38 @@ def accumulate(
     ctx.launch(curve, prog, f"{group}_msm_windows", rows, tables.partial, u32(per_row), u32(rows), tables.acc)
 
 
+class NoncanonicalScalarsError(Exception):
+    """A scalar of the MSM was ≥ r (found by its histogram kernel): the caller finds which and refuses the call."""
+
+
+@contextmanager
+def refused_if_noncanonical(curve: Curve, arrays: dict[str, object]) -> Iterator[None]:
+    """The host's own check of ``arrays`` when the device's MSM found a scalar ≥ r: NonCanonicalInputError naming
+    the array and the row, as the protocol's check before the call would have (the device backends leave that pass
+    to the MSM's histogram kernel, which reads every scalar anyway)."""
+    try:
+        yield
+    except NoncanonicalScalarsError:
+        for name, scalars in arrays.items():
+            if isinstance(scalars, np.ndarray):
+                check_scalars(curve, scalars, name)
+        raise BackendOutputError("the device found a scalar ≥ r that the host's check does not find") from None
+
+
 @dataclass(frozen=True)
 class Pending:
-    """A queued MSM: ``finish`` gives its canonical affine result (waiting for the read queued behind its kernels)."""
+    """A queued MSM: ``finish`` gives its canonical affine result (waiting for the read queued behind its kernels),
+    ``flag`` the word its histogram sets on a scalar ≥ r."""
 
     finish: Finish[np.ndarray]
+    flag: Finish[np.ndarray] | None = None  # None: no kernel ran (an MSM of no points)
 
     def read(self) -> np.ndarray:
-        """The result (the first read waits for the queue to reach it)."""
-        return self.finish()
+        """The result (the first read waits for the queue to reach it); NoncanonicalScalarsError for a scalar ≥ r."""
+        result = self.finish()
+        if self.flag is not None and self.flag()[0]:
+            raise NoncanonicalScalarsError
+        return result
 
 
 Scalars = np.ndarray | DeviceScalars  # limbs on the host, or left on the device by an earlier call
@@ -288,27 +243,38 @@ def enqueue(
     uploads: Uploads,
 ) -> Pending:
     """Queue the kernels of ``job`` (Σ scalars[i]·bases[i]) without waiting for them. A job of one chunk reads its
-    scalars from ``uploads``; chunks of a longer one are written, with their bases unless resident, one by one
-    into buffers that the queue's order lets the next chunk reuse."""
+    scalars from ``uploads`` (in chunks uploaded on their own, the first of ``job.lead`` points, when the upload is
+    to overlap the kernels: :func:`with_lead`); chunks of a longer one are written, with their bases unless
+    resident, one by one into buffers that the queue's order lets the next chunk reuse."""
     geometry = Geometry.of(curve, group)
-    whole = job.chunk >= job.n
+    whole, lead = job.chunk >= job.n, job.lead
     if not whole and isinstance(scalars, DeviceScalars):  # chunks are written from the host (memory is short)
         scalars = scalars.to_host()
-    scalar_buf, row = uploads.of(scalars) if whole else (ctx.buffer(job.chunk * SCALAR_BYTES), 0)
+    if lead is None:
+        scalar_buf, row = uploads.of(scalars) if whole else (ctx.buffer(job.chunk * SCALAR_BYTES), 0)
     pieces = bases.pieces if isinstance(bases, ResidentBases) else [(tables.staging, 0, job.n)]
     ctx.fill_zero(tables.acc, job.rows * geometry.xyzz_bytes)
-    for buf, offset, first, count in _chunks(job.chunk, pieces):
-        if not whole:
-            assert isinstance(scalars, np.ndarray)
-            ctx.write(scalar_buf, scalars[first : first + count])
+    flag = ctx.buffer(4)
+    ctx.fill_zero(flag, 4)
+    for index, (buf, offset, first, count) in enumerate(_chunks(job.chunk, pieces, lead)):
+        if lead is not None:  # each chunk's scalars uploaded on their own: the kernels wait for theirs alone
+            rows = uploads.of(scalars[first : first + count])
+        else:
+            if not whole:
+                assert isinstance(scalars, np.ndarray)
+                ctx.write(scalar_buf, scalars[first : first + count])
+            rows = (scalar_buf, row + first if whole else 0)
         if not isinstance(bases, ResidentBases):  # this chunk's bases, at the start of the staging buffer
             ctx.write(buf, bases[first : first + count])
             ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
             offset = 0
-        accumulate(ctx, curve, group, tables, job, (scalar_buf, row + first if whole else 0), count, buf, offset)
+        later = index > 0 and lead is not None
+        accumulate(ctx, curve, group, tables, job, rows, count, (buf, offset), flag, later=later)
+    if lead is not None:
+        reduce_rows(ctx, curve, group, tables, job)
     out = ctx.buffer(geometry.base_bytes)
     ctx.launch(curve, program(group), f"{group}_msm_finish", 1, tables.acc, np.uint32(job.rows), np.uint32(job.c), out)
-    return Pending(ctx.read_later(out, geometry.shape))
+    return Pending(ctx.read_later(out, geometry.shape), ctx.read_later(flag, (1,), np.uint32))
 
 
 def queue_msm(
@@ -322,28 +288,31 @@ def queue_msm(
     *,
     max_chunk: int | None = None,
     parallel_items: int | None = None,
+    pipeline_from: int | None = None,
 ) -> Pending:
-    """Queue Σ scalars[i]·bases[i] (canonical affine limbs once read); the bases come as an array or resident."""
+    """Queue Σ scalars[i]·bases[i] (canonical affine limbs once read); the bases come as an array or resident.
+    ``pipeline_from``: the points from which host scalars are uploaded in two chunks (:func:`with_lead`)."""
     geometry = Geometry.of(curve, group)
     if len(scalars) == 0:
         return Pending(ready(np.zeros(geometry.shape, dtype=np.uint64)))
     job = plan(
         ctx, curve, group, len(scalars), bases, window, memory, max_chunk=max_chunk, parallel_items=parallel_items
     )
+    job = with_lead(ctx, geometry, job, scalars, memory, pipeline_from)
     tables = Tables.allocate(ctx, geometry, [job])
     return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx))
 
 
 __all__ = [
-    "Job",
+    "NoncanonicalScalarsError",
     "Pending",
     "Scalars",
-    "Tables",
     "Uploads",
     "accumulate",
     "enqueue",
     "host_bytes",
     "memory_key",
-    "plan",
     "queue_msm",
+    "reduce_rows",
+    "refused_if_noncanonical",
 ]

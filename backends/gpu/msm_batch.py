@@ -17,18 +17,8 @@ from cuzk.backends.checks import rows_within
 from cuzk.backends.gpu.bases import Geometry, ResidentBases
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.gpu.msm import (
-    Job,
-    Pending,
-    Scalars,
-    Tables,
-    Uploads,
-    enqueue,
-    host_bytes,
-    memory_key,
-    plan,
-    queue_msm,
-)
+from cuzk.backends.gpu.msm import Pending, Scalars, Uploads, enqueue, host_bytes, memory_key, queue_msm
+from cuzk.backends.gpu.msm_job import Job, Tables, plan
 from cuzk.backends.gpu.plan import Memory
 from cuzk.reference.curves import Curve
 

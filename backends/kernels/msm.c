@@ -10,9 +10,12 @@
  * - reduce: the buckets cut into `segments` equal ranges; a work-item walks its range from the top down, adding
  *   S_j into `running` and running into `total`: with a the lowest bucket of the range, total = Σ (j − a + 1)·S_j,
  *   so its share of Σ j·S_j is total + (a − 1)·running (summation by parts).
- * The bucket kernels run over `rows` rows from `first_row` at a time (as many as `sums` holds). Fold and window
- * kernels: row t's 2·segments partial sums (the reduction's, then the edges' extra) summed by a tree into acc[t]
- * (accumulated over chunks of the points). Finish: Horner over the windows, acc = 2^c·acc + acc[t] from the top
+ * The bucket kernels run over `rows` rows from `first_row` at a time (as many as `sums` holds). Chunks of the
+ * points are reduced one by one; or, when the upload of the scalars is split to overlap the kernels, a later
+ * chunk's bucket sums are made in a second table and added into the first (add_sums; its edges' extra parts are
+ * added to the earlier ones, `accumulate`), and one reduction follows the last chunk. Fold and window kernels:
+ * row t's 2·segments partial sums (the reduction's, then the edges' extra) summed by a tree into acc[t]
+ * (accumulated over chunks reduced one by one). Finish: Horner over the windows, acc = 2^c·acc + acc[t] from the top
  * window down, then affine and canonical. */
 
 KERNEL void ${g}_bases_to_mont(GLOBAL ${g}_affine_t *bases, u32 n) {
@@ -53,7 +56,8 @@ KERNEL void ${g}_on_curve(GLOBAL const ${g}_affine_t *points, u32 n, GLOBAL u32 
 }
 
 /* Where the sum of bucket j (its entries row[j − 1] … row[j] − 1) goes from a work-item of entries first … end − 1:
- * `sums` when the bucket lies in that range, else the work-item's edge slot 0 (begun before it) or 1 (goes on). */
+ * `sums` when the bucket lies in that range, else the work-item's edge slot 0 (begun before it) or 1 (goes on).
+ * (A store, never an addition to what is there: one lane's addition would hold its whole warp.) */
 DEVICE void ${g}_msm_store_bucket(GLOBAL const u32 *row, u32 j, u32 first, u32 end, ${g}_xyzz_t sum,
                                   GLOBAL ${g}_xyzz_t *bucket, GLOBAL ${g}_xyzz_t *edge) {
   if (row[j - 1] < first) {
@@ -109,7 +113,7 @@ KERNEL void ${g}_msm_bucket_sums(GLOBAL const ${g}_affine_t *bases, u32 base_off
 
 KERNEL void ${g}_msm_bucket_edges(GLOBAL const u32 *offsets, u32 nb, u32 segments, u32 first_row, u32 rows,
                                   GLOBAL const ${g}_xyzz_t *edges, GLOBAL ${g}_xyzz_t *sums,
-                                  GLOBAL ${g}_xyzz_t *partial) {
+                                  GLOBAL ${g}_xyzz_t *partial, u32 accumulate) {
   u32 id = GLOBAL_ID();
   if (id >= segments * rows) return;
   u32 t = first_row + id / segments, s = id % segments;
@@ -132,7 +136,16 @@ KERNEL void ${g}_msm_bucket_edges(GLOBAL const u32 *offsets, u32 nb, u32 segment
       sums[(size_t)(id / segments) * nb + j - 1] = acc;
     }
   }
-  partial[(size_t)t * 2 * segments + segments + s] = extra;
+  GLOBAL ${g}_xyzz_t *slot = partial + (size_t)t * 2 * segments + segments + s;
+  *slot = accumulate ? ${g}_add(*slot, extra) : extra;
+}
+
+/* sums[i] += more[i] for i < count: a later chunk's bucket sums (made in a table of their own) added to the
+ * earlier chunks', every work-item one bucket. */
+KERNEL void ${g}_msm_add_sums(GLOBAL ${g}_xyzz_t *sums, GLOBAL const ${g}_xyzz_t *more, u32 count) {
+  u32 i = GLOBAL_ID();
+  if (i >= count) return;
+  sums[i] = ${g}_add(sums[i], more[i]);
 }
 
 KERNEL void ${g}_msm_bucket_reduce(GLOBAL const ${g}_xyzz_t *sums, u32 nb, u32 segments, u32 first_row, u32 rows,

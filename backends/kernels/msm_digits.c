@@ -22,16 +22,29 @@ DEVICE u32 msm_digit(GLOBAL const limb_t *k, u32 t, u32 c, u32 *carry, bool *neg
   return (u32)(*negative ? ((u64)1 << c) - v : v);
 }
 
+/* Whether k ≥ r (not a canonical scalar): the borrow out of k − r is 0. */
+DEVICE bool msm_noncanonical(GLOBAL const limb_t *k) {
+  const limb_t r[FR_N] = FR_P;
+  limb_t borrow = 0;
+  UNROLL for (u32 i = 0; i < FR_N; i++) {
+    limb_t d = k[i] - r[i];
+    borrow = (limb_t)(k[i] < r[i]) | (limb_t)(d < borrow);
+  }
+  return borrow == 0;
+}
+
 /* The n points' scalars are rows row … row + n − 1 of `scalars` (a slice of an array uploaded once, or the rows of
- * one piece of the bases).
+ * one piece of the bases). The histogram also checks them against r, so that the host need not make a pass of its
+ * own over the scalars before the upload.
  * merged = 0: window t's counts and entries are its own (row t, entries t·n …); merged = 1 (shifted bases, see
- * msm.c): every window's pairs go to one row of buckets, and the entry of point i in window t is t·n + i, the index
- * of its base 2^(c·t)·P_i. */
+ * msm.c): every window's pairs go to one row of buckets, and the entry of point i in window t is t·copy + i, the
+ * index of its base 2^(c·t)·P_i past the chunk's first point (copy: the points of every window's copy). */
 KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 row, u32 n, u32 c, u32 windows, u32 merged,
-                          GLOBAL u32 *counts) {
+                          GLOBAL u32 *counts, GLOBAL u32 *noncanonical) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
   GLOBAL const limb_t *k = scalars + ((size_t)row + i) * FR_N;
+  if (msm_noncanonical(k)) *noncanonical = 1; /* the host then finds the row and refuses the call */
   u32 stride = (1u << (c - 1)) + 1, carry = 0;
   bool negative;
   for (u32 t = 0; t < windows; t++) {
@@ -44,7 +57,7 @@ KERNEL void msm_histogram(GLOBAL const limb_t *scalars, u32 row, u32 n, u32 c, u
  * are written (the carries of the ones below are recomputed): one launch per few rows keeps the rows being filled,
  * which take random writes, in the device's cache. */
 KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 row, u32 n, u32 c, u32 windows, u32 merged,
-                        GLOBAL u32 *cursor, GLOBAL u32 *entries, u32 first, u32 last) {
+                        GLOBAL u32 *cursor, GLOBAL u32 *entries, u32 first, u32 last, u32 copy) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
   GLOBAL const limb_t *k = scalars + ((size_t)row + i) * FR_N;
@@ -55,7 +68,7 @@ KERNEL void msm_scatter(GLOBAL const limb_t *scalars, u32 row, u32 n, u32 c, u32
     if (bucket && t >= first) {
       u32 row = merged ? 0 : t;
       u32 slot = ATOMIC_INC(&cursor[(size_t)row * stride + bucket - 1]);
-      u32 index = merged ? t * n + i : i;
+      u32 index = merged ? t * copy + i : i;
       entries[(size_t)row * n + slot] = index | (negative ? 0x80000000u : 0u);
     }
   }

@@ -34,6 +34,7 @@ class OpenCLBackend(DeviceBackend):
         max_chunk: int | None = None,
         parallel_items: int | None = None,
         shifted_bases: bool | None = None,
+        pipeline_from: int | None = None,
     ) -> None:
         super().__init__(
             device=device,
@@ -41,6 +42,7 @@ class OpenCLBackend(DeviceBackend):
             max_chunk=max_chunk,
             parallel_items=parallel_items,
             shifted_bases=shifted_bases,
+            pipeline_from=pipeline_from,
         )
         self.platform = platform_env() if platform is None else platform
 

@@ -37,6 +37,9 @@ from cuzk.cli.bench import consecutive_bases
 from cuzk.reference.curves import Curve, curve_by_name
 
 DISTINCT = {"g1": 1 << 16, "g2": 1 << 14}
+# sppark's wall time of a BLS12-381 G1 MSM with resident bases and scalars from (pageable) host memory, on an H200,
+# by log2 size: the anchors and issue 24's measurement (docs/performance.md). Printed beside our wall time.
+SPPARK_WALL_MS = {16: 7.3, 20: 23.0, 22: 54.3, 24: 171.8}
 
 
 def log_range(text: str) -> list[int]:
@@ -207,7 +210,10 @@ def msm_rows(backend: CudaBackend, curve: Curve, group: str, sizes: list[int], a
         if k == max(sizes) and n >= m:
             small = backend.msm(curve, group, distinct, fold(s, m, curve.r))
             note += "  check: " + ("ok" if np.array_equal(result, small) else "MISMATCH")
-        row = {"curve": curve.name, "op": f"msm {group}", "log_n": k, "note": note}
+        sppark = SPPARK_WALL_MS.get(k) if (curve.name, group) == ("bls12_381", "g1") else None
+        if sppark:
+            note = f"  sppark wall {sppark:.1f} ms ({wall * 1e3 / sppark:.2f}×)" + note
+        row = {"curve": curve.name, "op": f"msm {group}", "log_n": k, "note": note, "sppark_wall_ms": sppark}
         rows.append(report({**row, "first_ms": first * 1e3, "wall_ms": wall * 1e3, "device_ms": device * 1e3}))
         del handle  # frees its device memory
     return rows

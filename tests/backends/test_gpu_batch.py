@@ -16,8 +16,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.backends.gpu import msm as msm_device
-from cuzk.backends.gpu import msm_batch
+from cuzk.backends.gpu import msm_batch, msm_job
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.bases import Geometry
 from cuzk.backends.gpu.plan import Memory
@@ -155,7 +154,7 @@ def test_batch_plan_fits_the_memory(backend: DeviceBackend, curve: Curve, rng: r
     jobs = msm_batch.plan_batch(ctx, curve, "g1", items, Memory(1 << 30, 1 << 30))
     assert jobs is not None and all(job is not None and job.chunk == job.n for job in jobs)
     geometry = Geometry.of(curve, "g1")
-    tables = msm_device.Tables.sizes(geometry, [job for job in jobs if job is not None])
+    tables = msm_job.Tables.sizes(geometry, [job for job in jobs if job is not None])
     assert tables == [max(job.buffer_sizes(geometry)[i] for job in jobs if job is not None) for i in range(len(tables))]
     needed = z.nbytes + 3 * geometry.base_bytes + sum(tables)
     assert msm_batch.plan_batch(ctx, curve, "g1", items, Memory(needed, 1 << 30)) == jobs

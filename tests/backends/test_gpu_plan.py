@@ -9,7 +9,7 @@ from math import isqrt
 import pytest
 
 from cuzk.backends.cuda import device as cuda_device
-from cuzk.backends.gpu import msm as msm_device
+from cuzk.backends.gpu import msm_job
 from cuzk.backends.gpu.context import DeviceInfo
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import (
@@ -121,15 +121,15 @@ def test_default_parallel_items_follow_the_bucket_kernels_residency(resident: in
     """Per compute unit, the bucket-sum kernel's resident threads rounded down to a power of two (H200: 384 for
     BLS12-381 G1 ran slower than 256)."""
     ctx = _Context("gpu", resident)
-    assert msm_device.default_parallel_items(ctx, BLS12_381, "g2") == per_unit * 132  # type: ignore[arg-type]
+    assert msm_job.default_parallel_items(ctx, BLS12_381, "g2") == per_unit * 132  # type: ignore[arg-type]
     assert ctx.asked == [("bls12_381", "msm_g2", "g2_msm_bucket_sums")]
 
 
 @pytest.mark.parametrize("kind", ["gpu", "cpu"])
 def test_default_parallel_items_without_residency(kind: str) -> None:
     ctx = _Context(kind, None)
-    expected = msm_device.PARALLEL_ITEMS_PER_UNIT[kind] * 132
-    assert msm_device.default_parallel_items(ctx, BN254, "g1") == expected  # type: ignore[arg-type]
+    expected = msm_job.PARALLEL_ITEMS_PER_UNIT[kind] * 132
+    assert msm_job.default_parallel_items(ctx, BN254, "g1") == expected  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
