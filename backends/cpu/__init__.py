@@ -53,6 +53,7 @@ from cuzk.backends.protocol import (
     POINT_NTT,
     PREPARED_BASES,
     SPARSE,
+    STORED_BASES,
     TIMINGS,
     WARM_UP,
     WINDOW,
@@ -93,6 +94,9 @@ class _Runtime:
 
     def __init__(self, threads: int) -> None:
         from cuzk.backends.cpu import fieldops, fixed_base, free_scalars, msm, ntt, params
+        from cuzk.backends.cpu.jit import load_registries
+
+        load_registries()  # here, before any kernel's first call would (without scipy's import: see there)
 
         self.fieldops, self.fixed_base, self.msm, self.ntt, self.params = fieldops, fixed_base, msm, ntt, params
         self.free_scalars = free_scalars
@@ -157,7 +161,7 @@ class CpuBackend(BackendBase):
     priority = 100
     capabilities = frozenset(
         {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
-        | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT}
+        | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES}
     )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
@@ -323,6 +327,15 @@ class CpuBackend(BackendBase):
 
         rt = self.runtime()
         return kernels.points_from_montgomery(curve, rt.curve(curve), group, stored, check, rt.pool, rt.threads)
+
+    @_measured
+    def _prepare_stored_bases(
+        self, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
+    ) -> tuple[Any, int]:
+        from cuzk.backends.cpu import stored as kernels
+
+        rt = self.runtime()
+        return kernels.prepare_stored(curve, rt.curve(curve), group, stored, check, rt.pool, rt.threads)
 
     @_measured
     def _scalars_from_montgomery(self, curve: Curve, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:

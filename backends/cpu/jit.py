@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -117,6 +118,33 @@ def package_cache_path() -> Path:
     return Path(caching.FunctionCache(emit.outlined)._cache_path)
 
 
+BLAS_PROBE = "scipy.linalg.cython_blas"  # what numba.np.arraymath imports to learn whether a BLAS is there
+
+
+def load_registries() -> None:
+    """numba's typing and lowering registries loaded now, without the BLAS probe that imports scipy.linalg.
+
+    numba loads its registries at the first call of any compiled function of a process (a cached one too), and
+    loading ``numba.np.arraymath`` imports ``scipy.linalg.cython_blas`` to learn whether np.convolve and
+    np.correlate of floats may sum through BLAS: importing scipy.linalg (and numpy.f2py beneath it) is then most
+    of a warm command's start. No kernel here uses BLAS, so the probe is answered "absent" while the registries
+    load; the stub is removed afterwards, so that anything importing scipy later gets it as usual, and a process
+    that has scipy.linalg already (nothing to save) or whose registries are loaded (a no-op) is left as it is.
+    The one lasting effect: numba compiles np.convolve and np.correlate of floats in this process without BLAS.
+    """
+    from numba.core.registry import cpu_target
+
+    hide = "scipy.linalg" not in sys.modules and BLAS_PROBE not in sys.modules
+    if hide:
+        sys.modules[BLAS_PROBE] = None  # type: ignore[assignment]  # import machinery: ModuleNotFoundError
+    try:
+        cpu_target.target_context.refresh()
+        cpu_target.typing_context.refresh()
+    finally:
+        if hide and sys.modules.get(BLAS_PROBE, False) is None:
+            del sys.modules[BLAS_PROBE]
+
+
 def _register() -> None:
     impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.60
     locators = impl._locator_classes
@@ -130,4 +158,4 @@ def _register() -> None:
 
 _register()
 
-__all__ = ["JIT", "PACKAGE_DIR", "package_cache_path", "source_fingerprint"]
+__all__ = ["BLAS_PROBE", "JIT", "PACKAGE_DIR", "load_registries", "package_cache_path", "source_fingerprint"]

@@ -21,6 +21,7 @@ from numba import njit
 from cuzk.backends import limbs
 from cuzk.backends.cpu.field import add, from_mont, is_eq, is_zero, load, mul, sqr, store
 from cuzk.backends.cpu.jit import JIT
+from cuzk.backends.cpu.msm import PreparedPoints
 from cuzk.backends.cpu.params import CurveParams, limb_tuple
 from cuzk.reference.curves import Curve
 
@@ -62,6 +63,22 @@ def points_to_canonical(
 
 
 @njit(**JIT)
+def points_checked(
+    words: np.ndarray, infinity: np.ndarray, b: Any, check: bool, start: int, stop: int, like: Any, F: Any
+) -> int:
+    """Points start … stop − 1 of ``words`` kept in Montgomery form (every word below p): infinity[i] marks the
+    all-zero ones; with ``check`` each finite point must satisfy y² = x³ + b. Returns the first that does not, or
+    −1. The check of :func:`points_to_canonical`, without leaving the form the MSM kernels compute in."""
+    for i in range(start, stop):
+        x = load(words, 2 * i, like)
+        y = load(words, 2 * i + 1, like)
+        infinity[i] = is_zero(x) and is_zero(y)
+        if check and not infinity[i] and not is_eq(sqr(y, F), add(mul(sqr(x, F), x, F), b, F)):
+            return i
+    return -1
+
+
+@njit(**JIT)
 def scalars_to_canonical(words: np.ndarray, out: np.ndarray, reductions: int, start: int, stop: int, F: Any) -> None:
     """out[k] = words[k]·R^(−reductions) for rows start … stop − 1 (every word below p)."""
     like = F.one
@@ -85,6 +102,42 @@ def _spans(rows: int, threads: int) -> list[tuple[int, int]]:
 def _first(found: list[int]) -> int:
     bad = [i for i in found if i >= 0]
     return min(bad) if bad else -1
+
+
+def _field_of(curve: Curve, params: CurveParams, group: str) -> tuple[Any, Any, Any, int]:
+    """(F, an element of the group's coordinate field, b in Montgomery form, words per point) of ``group``."""
+    fq = params.fq
+    F, b_value = fq.consts, limbs.group_of(curve, group).b
+    if group == "g1":
+        return F, F.one, fq.mont_tuple(b_value.value), 2
+    return F, (F.one, F.one), (fq.mont_tuple(b_value.c0.value), fq.mont_tuple(b_value.c1.value)), 4
+
+
+def prepare_stored(
+    curve: Curve, params: CurveParams, group: str, stored: np.ndarray, check: bool, pool: Any, threads: int
+) -> tuple[PreparedPoints, int]:
+    """A section's rows as the MSM's prepared bases (the STORED_BASES capability): (the points, their words in
+    Montgomery form as snarkjs stores them and the kernels compute, with the mask of the points at infinity; the
+    index of the first bad point or −1). Every word is checked below p and, with ``check``, every
+    point on its curve, as :func:`points_from_montgomery` does, which the bad point's error then names; nothing is
+    converted, so that the round trip through canonical limbs (out of the form here, back into it to prepare the
+    bases) is not made."""
+    n, fq = len(stored), params.fq
+    F, like, b, per_point = _field_of(curve, params, group)
+    words = np.empty((n * per_point, fq.n), np.uint64)  # aligned (a file's sections are not 8-byte aligned)
+    infinity = np.empty(n, np.bool_)
+    p = np.array(limb_tuple(fq.modulus, fq.n), dtype=np.uint64)
+
+    def span(bounds: tuple[int, int]) -> int:
+        lo, hi = bounds
+        words[lo * per_point : hi * per_point].view(np.uint8).reshape(hi - lo, -1)[:] = stored[lo:hi]
+        unreduced = first_unreduced(words, p, lo * per_point, hi * per_point)
+        stop = (unreduced // per_point) if unreduced >= 0 else hi  # the points before the first unreduced one
+        off = points_checked(words, infinity, b, check, lo, stop, like, F)
+        return off if off >= 0 else stop if unreduced >= 0 else -1
+
+    bad = _first(list(pool.map(span, _spans(n, threads))))
+    return PreparedPoints(words, infinity, per_point, like, F), bad
 
 
 def points_from_montgomery(
@@ -143,8 +196,10 @@ __all__ = [
     "NOT_ON_CURVE",
     "NOT_REDUCED",
     "first_unreduced",
+    "points_checked",
     "points_from_montgomery",
     "points_to_canonical",
+    "prepare_stored",
     "scalars_from_montgomery",
     "scalars_to_canonical",
 ]

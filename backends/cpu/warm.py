@@ -43,6 +43,7 @@ from cuzk.backends import limbs
 from cuzk.backends.capabilities import BINARY_FIELD_OPS, UNARY_FIELD_OPS, WarmUp, WorkSizes
 from cuzk.backends.cpu.free_scalars import SPLIT_MIN
 from cuzk.backends.cpu.straus import STRAUS_BELOW
+from cuzk.backends.env import usable_cores
 from cuzk.reference.curves import Curve, curve_by_name
 
 SMALL = 8  # points of an MSM that goes by Straus (below STRAUS_BELOW)
@@ -301,14 +302,6 @@ def _failure(proc: subprocess.Popen[bytes], err: IO[bytes]) -> str:
     return f"warm-up of {tasks} exited with {proc.returncode}: {lines[-1] if lines else 'no message'}"
 
 
-def _cores() -> int:
-    """The cores this process may run on (its affinity: taskset, a container's cpuset), else all of them."""
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except (AttributeError, OSError):  # no sched_getaffinity (macOS, Windows)
-        return os.cpu_count() or 1
-
-
 def start(
     curve: Curve,
     work: str,
@@ -320,7 +313,7 @@ def start(
     """Start the warm-up processes of ``work``'s pending tasks for ``sizes`` (one per usable core unless ``processes``;
     ``background``: one process, at the lowest priority, left running); a finished :class:`WarmUp` when the
     cache holds them all."""
-    count = 1 if background else processes or _cores()
+    count = 1 if background else processes or usable_cores()
     groups = share(pending(curve, work, sizes, background=background), count)
     if not groups:
         return WarmUp()

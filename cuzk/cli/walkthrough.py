@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 from cuzk.cli.options import Subparsers
-from cuzk.reference.circuits.cubic import synthesize_cubic
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.groth16 import (
     Proof,
@@ -84,6 +83,9 @@ def _table(emit: Emit, title: str, rows: list[list[int]], names: list[str]) -> N
 
 def show_circuit(emit: Emit, fr: Any) -> ConstraintSystem:
     """Steps 1 and 2: the circuit with x = 3, its assignment z and its R1CS rows, each checked on z."""
+    # imported here: the circuits package is not loaded by every command (the CLI imports this module to parse)
+    from cuzk.reference.circuits.cubic import synthesize_cubic
+
     emit("1. The circuit: prove knowledge of x with x³ + x + 5 = 35, without revealing x (x = 3).")
     cs = ConstraintSystem(fr)
     synthesize_cubic(cs, x=3)

@@ -145,12 +145,13 @@ class ZkeyProver(Prover):
 def read_zkey_for(
     path: str | os.PathLike[str], backend: Backend, num_variables: int, *, check_points: bool = True
 ) -> ZKey:
-    """A .zkey read for proving on ``backend``: for a backend with STORED_BASES its point sections and coefficients
-    left as stored (a device checks and keeps the points as they are and reduces the coefficients itself; nothing is
-    decoded on the host, and no host backend is loaded), else decoded where :func:`stored_form_host` says;
+    """A .zkey read for proving on ``backend``: for a backend with STORED_BASES its point sections left as stored,
+    which it checks and keeps as they are when the prover is made (no trip through canonical limbs and back), else
+    decoded where :func:`stored_form_host` says; the coefficients are left as stored for a device, which reduces
+    them itself (nothing is decoded on the host, and no host backend is loaded), else decoded there too.
     ``num_variables`` is the header's (read_zkey_header)."""
     stored = has_capability(backend, STORED_BASES)
-    host = None if stored else stored_form_host(backend, num_variables)
+    host = None if stored and has_capability(backend, DEVICE) else stored_form_host(backend, num_variables)
     return read_zkey(path, check_points=check_points, host=host, stored=stored)
 
 

@@ -95,7 +95,7 @@ class PointDecoder:
             point = grp.point_unchecked(x, y)
             if not point.is_on_curve():
                 return points, BadPoint(i, f"the point is not on {grp.name}")
-            if grp.cofactor != 1 and not point.is_in_subgroup():
+            if grp.cofactor != 1 and not in_subgroup(self.curve, self.group, point):
                 return points, BadPoint(i, f"the point is on {grp.name} but not in its subgroup of order r")
             points.append(point)
         return points, None
@@ -148,6 +148,16 @@ class PointDecoder:
         n, coords = array.shape[0], coordinate_count(self.group)
         flat = np.ascontiguousarray(array, dtype=np.uint64).reshape(n * coords, -1)
         return to_montgomery(self.fq, flat).reshape(n, coords * self.fq.n8)
+
+
+def in_subgroup(curve: Curve, group: str, point: Point) -> bool:
+    """Whether ``point`` (on the curve) is in the order-r subgroup: G2's test in plain integers
+    (:mod:`cuzk.formats.membership`), the reference's ``is_in_subgroup`` otherwise."""
+    if group == "g2":
+        from cuzk.formats.membership import g2_in_subgroup
+
+        return g2_in_subgroup(curve, point)
+    return point.is_in_subgroup()
 
 
 def decode_table(
@@ -207,5 +217,6 @@ __all__ = [
     "coordinate_count",
     "decode_table",
     "field_bytes",
+    "in_subgroup",
     "point_bytes",
 ]

@@ -129,7 +129,7 @@ def test_the_lowest_index_wins_whatever_its_problem(name: str, first: str) -> No
     assert bad == 12 and ("not on" in problem) == (first == "off_curve")
 
 
-STORED_BACKENDS = ["opencl", "cuda"]  # every backend of the project that declares STORED_BASES (checked below)
+STORED_BACKENDS = ["cpu", "opencl", "cuda"]  # every backend of the project that declares STORED_BASES (checked below)
 
 
 def stored_backend(name: str):
@@ -174,4 +174,7 @@ def test_stored_bases_name_the_oracles_first_bad_point(name: str, curve: Curve, 
     _, expected = PointDecoder(curve, group).decode(as_bytes(words))
     assert expected is not None and b.prepare_stored_bases(curve, group, as_bytes(words)) == (None, expected.index)
     handle, bad = b.prepare_stored_bases(curve, group, as_bytes(words), check=False)
-    assert bad == -1 and handle is not None
+    if name == "cpu" and fault == "unreduced":  # its field arithmetic needs reduced words: refused even then
+        assert (handle, bad) == (None, expected.index)
+    else:
+        assert bad == -1 and handle is not None

@@ -163,7 +163,7 @@ def _flip_point(content: bytearray, index: int, point_bytes: int) -> bytearray:
     return content
 
 
-@pytest.mark.parametrize("where", ["read", "stored", "opencl", "cuda"])
+@pytest.mark.parametrize("where", ["read", "stored", "cpu", "opencl", "cuda"])
 @pytest.mark.parametrize(
     ("section_id", "group", "name"), [(5, "g1", "A points"), (7, "g2", "B2 points"), (9, "g1", "H points")]
 )

@@ -1,0 +1,66 @@
+"""G2 subgroup membership in plain integers (:mod:`cuzk.formats.membership`) against the reference's test."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from cuzk.backends import limbs
+from cuzk.formats.membership import g2_eigenvalue, g2_in_subgroup, non_adjacent_form
+from cuzk.formats.points import PointDecoder, in_subgroup, point_bytes
+from cuzk.reference.curves import Curve, Point
+from cuzk.reference.curves import subgroup as oracle
+
+
+def _outside(curve: Curve, start: int) -> list[Point]:
+    """Points of the twist (on the curve) from x = start, start + 1, …: most are not in G2 (the cofactor is large)."""
+    g2, found, x = curve.g2, [], curve.Fq2(start, 1)
+    while len(found) < 4:
+        if g2.rhs(x).is_square():
+            found.append(g2.point(x, g2.rhs(x).sqrt()))
+        x = x + curve.Fq2(1, 0)
+    return found
+
+
+def test_eigenvalue_is_the_references_sound_one(curve: Curve) -> None:
+    """Soundness is the reference's (is_sound, checked when its tests are built): the same a is used here."""
+    assert oracle.TESTS[curve.g2].eigenvalue == g2_eigenvalue(curve)
+
+
+def test_non_adjacent_form_is_the_references() -> None:
+    rng = random.Random(1)
+    for k in [0, 1, 2, 3, 7, 2**64 - 1, *(rng.getrandbits(130) for _ in range(20))]:
+        assert non_adjacent_form(k) == oracle.non_adjacent_form(k)
+
+
+def test_agrees_with_the_reference(curve: Curve) -> None:
+    rng = random.Random(curve.name)
+    g2 = curve.g2
+    inside = [g2.generator * rng.randrange(1, curve.r) for _ in range(4)] + [g2.generator, g2.identity()]
+    outside = _outside(curve, rng.randrange(curve.q))
+    for point in inside + outside:
+        assert g2_in_subgroup(curve, point) == point.is_in_subgroup() == oracle.in_subgroup_by_definition(point)
+        assert in_subgroup(curve, "g2", point) == point.is_in_subgroup()
+        assert g2_in_subgroup(curve, -point) == point.is_in_subgroup()
+    assert all(g2_in_subgroup(curve, p) for p in inside) and not any(g2_in_subgroup(curve, p) for p in outside)
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_header_decoding_refuses_points_outside(curve: Curve, group: str) -> None:
+    """decode_points (a .zkey header's points) still refuses a point on the curve but outside the subgroup."""
+    if group == "g1" and curve.g1.cofactor == 1:
+        pytest.skip(f"{curve.name}'s G1 has cofactor 1: every point of the curve is in it")
+    decoder = PointDecoder(curve, group)
+    if group == "g2":
+        bad = _outside(curve, 5)[0]
+    else:
+        x = curve.Fq(5)
+        while not curve.g1.rhs(x).is_square() or curve.g1.point(x, curve.g1.rhs(x).sqrt()).is_in_subgroup():
+            x = x + curve.Fq(1)
+        bad = curve.g1.point(x, curve.g1.rhs(x).sqrt())
+    good = (curve.g1 if group == "g1" else curve.g2).generator * 7
+    raw = decoder.encode(limbs.points_to_limbs(curve, group, [good, bad]))
+    assert raw.shape[1] == point_bytes(curve, group)
+    points, problem = decoder.decode_points(raw)
+    assert points == [good] and problem is not None and problem.index == 1 and "not in its subgroup" in problem.problem
