@@ -115,6 +115,7 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
         self._reason: str | None = None
         self._device: Any = None
         self._ctx: DeviceContext | None = None
+        self._opening = threading.Lock()  # one context, whichever thread (a warm-up's, the caller's) asks first
         self._tables: ntt_device.Tables | None = None
         self._fixed_base_tables: dict[tuple[str, str], Any] = {}
         self._resident = 0
@@ -167,10 +168,12 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
 
     @property
     def context(self) -> DeviceContext:
-        """The device context, created at first use."""
+        """The device context, created at first use (by the warm-up's thread, when one runs)."""
         if self._ctx is None:
             self._require()
-            self._ctx = self._open(self._device)
+            with self._opening:
+                if self._ctx is None:
+                    self._ctx = self._open(self._device)
         return self._ctx
 
     def _call(self, queue: Callable[[DeviceContext], Finish[T]]) -> T:
@@ -380,7 +383,8 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
         return KeptScalars(self.name, curve, len(scalars), kept)
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:
-        return device_warm.warm_up(self.context, curve, work)
+        self._require()
+        return device_warm.warm_up(lambda: self.context, curve, work)
 
 
 __all__ = ["DeviceBackend"]

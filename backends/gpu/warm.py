@@ -1,9 +1,11 @@
-"""The GPU backends' warm-up (capability WARM_UP): the programs of a kind of work built (or loaded, when shipped
-prebuilt) on a thread while the caller reads its key; NVRTC and the OpenCL compilers let go of the GIL meanwhile."""
+"""The GPU backends' warm-up (capability WARM_UP): the device's context opened and the programs of a kind of work
+built (or loaded, when shipped prebuilt) on a thread while the caller reads its key; the driver, NVRTC and the
+OpenCL compilers let go of the GIL meanwhile."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from cuzk.backends.capabilities import WarmUp
@@ -21,18 +23,23 @@ PROGRAMS_OF = {
 
 
 class ProgramsWarmUp(WarmUp):
-    """The programs of one work, built on a thread of this process."""
+    """The device's context and the programs of one work, made on a thread of this process."""
 
     started = True
 
-    def __init__(self, context: Any, curve: Curve, programs: tuple[str, ...]) -> None:
+    def __init__(self, context: Callable[[], Any], curve: Curve, programs: tuple[str, ...]) -> None:
         super().__init__()
         self._thread = threading.Thread(
             target=self._build, args=(context, curve, programs), name="cuzk-warm-up", daemon=True
         )
         self._thread.start()
 
-    def _build(self, context: Any, curve: Curve, programs: tuple[str, ...]) -> None:
+    def _build(self, open_context: Callable[[], Any], curve: Curve, programs: tuple[str, ...]) -> None:
+        try:
+            context = open_context()  # the backend's own, shared with the caller (its first use opens it)
+        except Exception as exc:  # the caller's first use raises it again
+            self.failures.append(f"{curve.name}: the context: {type(exc).__name__}: {exc}")
+            return
         for program in programs:
             try:
                 context.prepare_program(curve, program)
@@ -44,7 +51,8 @@ class ProgramsWarmUp(WarmUp):
         return not self._thread.is_alive() and not self.failures
 
 
-def warm_up(context: Any, curve: Curve, work: str) -> WarmUp:
-    """A thread building ``work``'s programs for ``curve`` on ``context``; nothing to do for the host's work."""
+def warm_up(context: Callable[[], Any], curve: Curve, work: str) -> WarmUp:
+    """A thread opening the device's context (``context()``) and building ``work``'s programs for ``curve`` on it;
+    nothing to do for the host's work."""
     programs = PROGRAMS_OF[work]
     return ProgramsWarmUp(context, curve, programs) if programs else WarmUp()
