@@ -151,12 +151,14 @@ class PointDecoder:
 
 
 def in_subgroup(curve: Curve, group: str, point: Point) -> bool:
-    """Whether ``point`` (on the curve) is in the order-r subgroup: G2's test in plain integers
-    (:mod:`cuzk.formats.membership`), the reference's ``is_in_subgroup`` otherwise."""
-    if group == "g2":
-        from cuzk.formats.membership import g2_in_subgroup
+    """Whether ``point`` (on the curve) is in the order-r subgroup: by the tests in plain integers of
+    :mod:`cuzk.formats.membership` (G2; G1 of BLS12), the reference's ``is_in_subgroup`` otherwise."""
+    from cuzk.formats import membership
 
-        return g2_in_subgroup(curve, point)
+    if group == "g2":
+        return membership.g2_in_subgroup(curve, point)
+    if curve.family == "bls12":
+        return membership.g1_in_subgroup(curve, point)
     return point.is_in_subgroup()
 
 

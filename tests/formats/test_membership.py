@@ -7,7 +7,14 @@ import random
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.formats.membership import g2_eigenvalue, g2_in_subgroup, non_adjacent_form
+from cuzk.formats.membership import (
+    bls12_beta,
+    g1_eigenvalue,
+    g1_in_subgroup,
+    g2_eigenvalue,
+    g2_in_subgroup,
+    non_adjacent_form,
+)
 from cuzk.formats.points import PointDecoder, in_subgroup, point_bytes
 from cuzk.reference.curves import Curve, Point
 from cuzk.reference.curves import subgroup as oracle
@@ -26,6 +33,42 @@ def _outside(curve: Curve, start: int) -> list[Point]:
 def test_eigenvalue_is_the_references_sound_one(curve: Curve) -> None:
     """Soundness is the reference's (is_sound, checked when its tests are built): the same a is used here."""
     assert oracle.TESTS[curve.g2].eigenvalue == g2_eigenvalue(curve)
+
+
+def _outside_g1(curve: Curve, start: int) -> list[Point]:
+    """Points of E(Fq) from x = start, start + 1, …: most are not in G1 when the cofactor is large (BLS12)."""
+    g1, found, x = curve.g1, [], curve.Fq(start)
+    while len(found) < 4:
+        if g1.rhs(x).is_square():
+            found.append(g1.point(x, g1.rhs(x).sqrt()))
+        x = x + curve.Fq(1)
+    return found
+
+
+def test_g1_eigenvalue_and_beta_are_the_references(curve: Curve) -> None:
+    """BLS12's G1 test: the eigenvalue is the reference's sound one, and σ with β is its endomorphism."""
+    if curve.family != "bls12":
+        pytest.skip(f"{curve.name}'s G1 has cofactor 1: no test is needed")
+    test = oracle.TESTS[curve.g1]
+    assert test.eigenvalue == g1_eigenvalue(curve)
+    beta = curve.Fq(bls12_beta(curve))
+    assert beta**3 == curve.Fq(1) and beta != curve.Fq(1)
+    for point in [curve.g1.generator * 5, *_outside_g1(curve, 11)]:
+        assert test.endomorphism(point) == oracle.sigma(beta)(point)
+
+
+def test_g1_agrees_with_the_reference(curve: Curve) -> None:
+    if curve.family != "bls12":
+        pytest.skip(f"{curve.name}'s G1 has cofactor 1: no test is needed")
+    rng = random.Random(curve.name)
+    g1 = curve.g1
+    inside = [g1.generator * rng.randrange(1, curve.r) for _ in range(4)] + [g1.generator, g1.identity()]
+    outside = _outside_g1(curve, rng.randrange(curve.q))
+    for point in inside + outside:
+        assert g1_in_subgroup(curve, point) == point.is_in_subgroup() == oracle.in_subgroup_by_definition(point)
+        assert in_subgroup(curve, "g1", point) == point.is_in_subgroup()
+        assert g1_in_subgroup(curve, -point) == point.is_in_subgroup()
+    assert all(g1_in_subgroup(curve, p) for p in inside) and not any(g1_in_subgroup(curve, p) for p in outside)
 
 
 def test_non_adjacent_form_is_the_references() -> None:
