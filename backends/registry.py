@@ -261,6 +261,18 @@ def selection(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEn
     return entry, ENV_BACKEND
 
 
+def requested(name: str | None) -> tuple[str, str]:
+    """(the backend name :func:`get_backend` would look for, lower-cased, ``auto`` when none; where it came from)."""
+    return _requested(name)
+
+
+def unprobed(name: str) -> Backend | None:
+    """The backend object registered as ``name``, made but not yet asked whether it can run (a device backend has
+    then imported nothing of its API); None when no entry point has that name or it cannot be loaded."""
+    ep = next((ep for ep in entry_points() if ep.name == name), None)
+    return None if ep is None else _load(ep, device_index())[0]
+
+
 def _named(requested: str, source: str) -> Backend:
     """The backend registered as ``requested``, loading that entry point alone (the first registered under the
     name, as :func:`discover` takes it): ``get_backend("cpu")`` does not import or probe the GPU backends."""
@@ -343,6 +355,8 @@ __all__ = [
     "host_backend",
     "refresh",
     "registered_backends",
+    "requested",
     "resolve_backend",
     "selection",
+    "unprobed",
 ]

@@ -12,9 +12,10 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
-from cuzk.backends.protocol import WorkSizes
-from cuzk.backends.registry import get_backend
+from cuzk.backends.protocol import DEVICE, WorkSizes, has_capability
+from cuzk.backends.starting import BackendStart
 from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.timing import Recorder
 from cuzk.engine.warm import proof_sizes, warm_up
@@ -56,35 +57,46 @@ def prove_files(
     recorder = recorder if recorder is not None else Recorder()
     display = progress if progress is not None else NullProgress()
     display.attach(recorder)
+    starting = BackendStart(backend_name)  # a named device's driver starts on a thread while the key is read
     with recorder.span("read_key"):  # headers and sections' tables: a cut file fails before a backend is chosen
         curve, num_variables = read_zkey_header(zkey_path)
         shape = check_wtns_layout(witness_path)
         check_witness_shape(os.fspath(witness_path), shape, curve.r, num_variables, os.fspath(zkey_path))
-    with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
-        warnings.simplefilter("always")
-        backend = get_backend(backend_name)  # its warm-up runs beside the reading; its notices wait for valid files
-    with warm_up(backend, curve, "prove", _proof_sizes(zkey_path, num_variables), from_key=True) as warming:
+    zkey = None
+    if starting.known is not None and has_capability(starting.known, DEVICE):  # decodes nothing on the host
         display.step("read the key")
         with recorder.span("read_key"):
-            zkey = read_zkey_for(zkey_path, backend, num_variables, check_points=check_points)
+            zkey = read_zkey_for(zkey_path, starting.known, num_variables, check_points=check_points)
+    with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
+        warnings.simplefilter("always")
+        backend = starting.wait()  # its warm-up runs beside the reading; its notices wait for valid files
+    with warm_up(backend, curve, "prove", _proof_sizes(zkey_path, num_variables), from_key=True) as warming:
+        if zkey is None:
+            display.step("read the key")
+            with recorder.span("read_key"):
+                zkey = read_zkey_for(zkey_path, backend, num_variables, check_points=check_points)
         display.step("read the witness")
         with recorder.span("read_witness"):
             witness = read_wtns(witness_path)
         with recorder.span("read_r1cs"):
             r1cs = read_r1cs(r1cs_path) if r1cs_path is not None else None
             names = read_sym(sym_path) if sym_path is not None else None
-        for notice in notices:  # the files are valid: now say which backend proves (auto's fallback, one line)
-            warnings.warn_explicit(notice.message, notice.category, notice.filename, notice.lineno)
         if warming.started:
             display.step("compile the kernels (first run)")
             with recorder.span("compile"):
                 warming.wait()
     display.step("prove")
-    result = prove_zkey(
-        zkey, witness, backend=backend, r1cs=r1cs, names=names, verify_proof=verify_proof, recorder=recorder
-    )
+    on_ready = partial(_say, notices)  # the inputs passed every check: now say which backend proves
+    options = {"r1cs": r1cs, "names": names, "verify_proof": verify_proof, "recorder": recorder}
+    result = prove_zkey(zkey, witness, backend=backend, on_ready=on_ready, **options)
     display.proof_done()
     return FilesProof(result, zkey.curve, backend.name, recorder, warming.started)
+
+
+def _say(notices: list[warnings.WarningMessage]) -> None:
+    """The backend's notices held back while the inputs were checked (auto's fallback: one line)."""
+    for notice in notices:
+        warnings.warn_explicit(notice.message, notice.category, notice.filename, notice.lineno)
 
 
 def _proof_sizes(zkey_path: Path, num_variables: int) -> WorkSizes:

@@ -20,6 +20,7 @@ constraint), and can verify the proof it made (``verify_proof=True``) when none 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -183,6 +184,7 @@ def prove_zkey(
     r: Any = None,
     s: Any = None,
     recorder: Recorder | None = None,
+    on_ready: Callable[[], None] | None = None,
 ) -> ZkeyProof:
     """One proof for ``witness`` under ``zkey`` (see :class:`ZkeyProver` to prove many with one key).
 
@@ -191,7 +193,8 @@ def prove_zkey(
     (:func:`~cuzk.engine.key_check.diagnose_failed_proof`: pairings, B1 against B2, the .r1cs's coefficients) name
     a bad key, else UnsatisfiedConstraintError blames the witness (the only way to catch a bad witness without its
     .r1cs, since the key holds no C). Every step is a span of ``recorder`` (check_r1cs, prepare, the proof's
-    phases, verify); ``seconds`` sums them by name.
+    phases, verify); ``seconds`` sums them by name. ``on_ready`` is called once the inputs have passed every check
+    and the prover is made, before the proof (a command's notices then wait for inputs known to be good).
     """
     recorder = recorder if recorder is not None else Recorder()
     first = recorder.mark()
@@ -203,6 +206,8 @@ def prove_zkey(
             r1cs.check_witness(witness, names)
     with recorder.span("prepare"):
         prover = ZkeyProver(zkey, backend, key_checked=True, recorder=recorder, proofs=1)
+    if on_ready is not None:
+        on_ready()
     result = prover.prove_witness(witness, r=r, s=s)
     if verify_proof:
         with recorder.span("verify"):
