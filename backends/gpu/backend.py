@@ -37,6 +37,7 @@ from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.field_work import FieldWork, on_device
 from cuzk.backends.gpu.pairing import PairingWork
 from cuzk.backends.gpu.plan import Memory
+from cuzk.backends.gpu.point_ntt import PointNttWork
 from cuzk.backends.protocol import (
     COMPUTE_H,
     DEVICE,
@@ -45,6 +46,7 @@ from cuzk.backends.protocol import (
     KEPT_SCALARS,
     MSM_BATCH,
     PAIRING,
+    POINT_NTT,
     PREPARED_BASES,
     SPARSE,
     STORED_BASES,
@@ -64,8 +66,8 @@ MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
 TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
 
 
-class DeviceBackend(FieldWork, PairingWork, BackendBase):
-    """MSM (G1, G2), NTT, fused H and field operations on one GPU-API device (see the module docstring).
+class DeviceBackend(FieldWork, PairingWork, PointNttWork, BackendBase):
+    """MSM (G1, G2), NTT, fused H, field operations and point NTTs on one GPU-API device (see the module docstring).
 
     ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call plans with, below what the device has;
     ``parallel_items`` sets how many bucket-kernel work-items an MSM uses. Tests use them to force chunking and
@@ -91,6 +93,7 @@ class DeviceBackend(FieldWork, PairingWork, BackendBase):
             DEVICE,
             WARM_UP,
             PAIRING,
+            POINT_NTT,
         }
     )
     MSM_CHECKS_SCALARS = True  # the histogram kernel compares every scalar with r (msm.refused_if_noncanonical)

@@ -1,11 +1,12 @@
 """Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
 
 The C templates (``field.c``, ``field_f64.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``,
-``field_ops.c``, ``sparse.c``, ``tower.c``, ``pairing.c``) are written once against a few names the API preludes
-define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``, ``addc``, …;
-``prelude_opencl.h`` and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix (fq, fr, fq2) and
-``${g}``/``${G}`` for a group's (g1, g2). The constants between the prelude and the templates are printed from
-:mod:`cuzk.backends.kernels.constants`, so nothing numeric is typed by hand.
+``field_ops.c``, ``sparse.c``, ``tower.c``, ``pairing.c``, ``point_ntt.c``) are written once against a few names the
+API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``,
+``addc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix (fq,
+fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The constants between the prelude and the templates are
+printed from :mod:`cuzk.backends.kernels.constants` (and the point NTT's GLV constants from
+:mod:`cuzk.backends.kernels.glv`), so nothing numeric is typed by hand.
 
 ``field_f64.c`` (the multiplication on the FP64 pipe) is left out of every product build: only the build option
 ``-DCUZK_FP64_MUL``, which its tests and the benchmarks set, compiles it.
@@ -18,7 +19,7 @@ literal is written.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -32,6 +33,7 @@ from cuzk.backends.kernels.constants import (
     curve_constants,
     pairing_constants,
 )
+from cuzk.backends.kernels.glv import glv_layout, glv_table
 from cuzk.reference.curves import Curve
 
 
@@ -68,6 +70,15 @@ PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
     "msm_g2": (("field.c", _FQ), ("fq2.c", {}), ("msm_digits.c", {}), ("ec.c", _G2), ("msm.c", _G2)),
     "sparse": (("field.c", _FR), ("sparse.c", {})),
     "pairing": (("field.c", _FQ), ("fq2.c", {}), ("pairing_tables", {}), ("tower.c", {}), ("pairing.c", {})),
+    "point_ntt_g1": (("field.c", _FQ), ("field.c", _FR), ("ec.c", _G1), ("glv_g1", {}), ("point_ntt.c", _G1)),
+    "point_ntt_g2": (
+        ("field.c", _FQ),
+        ("field.c", _FR),
+        ("fq2.c", {}),
+        ("ec.c", _G2),
+        ("glv_g2", {}),
+        ("point_ntt.c", _G2),
+    ),
 }
 
 
@@ -187,7 +198,23 @@ def pairing_tables(api: Api, cc: CurveConstants) -> str:
     )
 
 
-TABLES = {"fr_tables": fr_tables, "pairing_tables": pairing_tables}  # constant tables a program lists by name
+def glv_tables(group: str) -> Callable[[Api, CurveConstants], str]:
+    """The GLV constants of ``group`` (:func:`~cuzk.backends.kernels.glv.glv_table`), β in the API's limbs."""
+
+    def table(api: Api, cc: CurveConstants) -> str:
+        beta = cc.fq.to_montgomery(glv_layout(cc.curve, group).beta)
+        return glv_table(cc, group, _initializer(api, cc.fq, beta)[1:-1])
+
+    return table
+
+
+# constant tables a program lists by name
+TABLES = {
+    "fr_tables": fr_tables,
+    "pairing_tables": pairing_tables,
+    "glv_g1": glv_tables("g1"),
+    "glv_g2": glv_tables("g2"),
+}
 
 
 def header(api: Api, curve: Curve, program: str) -> str:

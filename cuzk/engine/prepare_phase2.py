@@ -8,9 +8,11 @@ power + 1 for section 12), the inverse NTT over points of the first 2^p powers,
     [L_i(τ)] = [n⁻¹] Σ_j [ω^(−ij)] [τ^j],   n = 2^p, ω = ffjavascript's primitive n-th root of unity,
 
 block after block (:func:`cuzk.reference.point_ntt.lagrange_block` is the spec, including the inputs snarkjs
-reads for section 12's extra block). The transforms run on a backend with POINT_NTT (the cpu backend by default:
-:func:`~cuzk.backends.registry.host_backend`). The output is written through a temporary renamed when whole, one
-block at a time: memory holds a section's largest block, not the file.
+reads for section 12's extra block). The transforms run on a backend with POINT_NTT: the one the caller names
+(``backend=``, the CLI's ``--backend``), a GPU's included, when it offers it; else the host's
+(:func:`~cuzk.backends.registry.host_backend`: the cpu backend by default), so that naming no backend never moves
+the work onto a device that auto-selection happened to find. The output is written through a temporary renamed
+when whole, one block at a time: memory holds a section's largest block, not the file.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
-from cuzk.backends.protocol import POINT_NTT, Backend, SupportsPointNtt
+from cuzk.backends.protocol import POINT_NTT, Backend, SupportsPointNtt, has_capability
 from cuzk.backends.registry import host_backend, resolve_backend
 from cuzk.engine.decoding import montgomery_host
 from cuzk.formats.outputs import atomic_outputs, check_outputs
@@ -67,7 +69,8 @@ def prepare_phase2(
         problem = f"power {ptau.power}: section 12 needs a domain of 2^{ptau.power + 1}, beyond {ptau.curve.name}'s Fr"
         raise ptau.file.error(problem)
     chosen = resolve_backend(backend)
-    ntt = host_backend(chosen, POINT_NTT)
+    named = backend is not None and has_capability(chosen, POINT_NTT)
+    ntt = chosen if named else host_backend(chosen, POINT_NTT)
     decoder = montgomery_host(chosen)
     seconds: dict[int, float] = {}
     with atomic_outputs([target]) as (temporary,), open(temporary, "wb") as out:

@@ -1,0 +1,114 @@
+"""The GPU backends' NTT over G1/G2 points (capability POINT_NTT): a mixin of
+:class:`~cuzk.backends.gpu.backend.DeviceBackend` over the ``point_ntt_g1`` / ``point_ntt_g2`` programs
+(backends/kernels/point_ntt.c): a ptau's Lagrange bases for ``prepare phase2``.
+
+The transform of :func:`cuzk.reference.point_ntt.point_ntt`, on the device from end to end: the points go in
+bit-reversed and in XYZZ Montgomery form (``pntt_load``); the n/2 twiddles ω^t are made and split once
+(``pntt_twiddles``: k ≡ k₁ + k₂·λ, the GLV halves of :mod:`cuzk.backends.kernels.glv`); then log₂ n launches of
+``pntt_stage``, one work-item a butterfly (A, B) → (A + [ω^t]B, A − [ω^t]B); the inverse multiplies every point by
+n⁻¹ (``pntt_scale``) and reads output m from position (n − m) mod n, as the reference does; ``pntt_store`` writes
+canonical affine points into the upload's buffer, which is read back.
+
+Why this shape: a butterfly's scalar multiplication (one chain of about 128 doublings with GLV, and the additions of
+signed 5-bit windows) costs thousands of field products, so a stage is bound by arithmetic, not by memory: one
+launch a stage (reading and writing every point once) costs little beside it, and no tiling is needed. The work
+is (n/2)·log₂ n such multiplications: every twiddle of a general transform is a full-size scalar (there is no
+small root of unity that would make some free, as ±i is in a complex FFT), and the Lagrange bases need the general
+transform. The two GLV halves share their doublings; the signed windows make every work-item of a warp add at the
+same steps, which the sparser wNAF of the cpu backend would not (its digits fall at different places per twiddle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+import numpy as np
+
+from cuzk.backends import limbs
+from cuzk.backends.gpu.context import DeviceContext, Finish, ready
+from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.gpu.plan import Memory
+from cuzk.backends.kernels.constants import curve_constants
+from cuzk.backends.kernels.glv import glv_layout
+from cuzk.reference.curves import Curve
+
+T = TypeVar("T")
+
+PROGRAMS = {"g1": "point_ntt_g1", "g2": "point_ntt_g2"}
+XYZZ_COORDINATES = 4  # X, Y, ZZ, ZZZ: twice the affine point's size
+
+
+def device_bytes(curve: Curve, group: str, n: int) -> int:
+    """Device memory of a transform of n points: the upload (reused for the output), the XYZZ points, the split
+    twiddles."""
+    point = int(np.prod(limbs.point_shape(curve, group))) * 8
+    return n * point * (1 + XYZZ_COORDINATES // 2) + (max(1, n // 2) + 1) * glv_layout(curve, group).record_bytes
+
+
+def montgomery(curve: Curve, value: int) -> np.ndarray:
+    """An Fr element in Montgomery form (R = 2^256 on both APIs) as one (1, 4) row of limbs, for a kernel argument."""
+    fr = curve_constants(curve, 64).fr
+    return limbs.ints_to_limbs([fr.to_montgomery(value % curve.r)], limbs.FR_LIMBS)
+
+
+def queue_point_ntt(
+    ctx: DeviceContext, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool, memory: Memory
+) -> Finish[np.ndarray]:
+    """Queue the transform of canonical affine ``points`` (n a power of two, checked by the caller) with root ω; the
+    Finish gives the transformed points in the same shape (inverse: ffjavascript's, as the reference's)."""
+    n = len(points)
+    if n == 0:
+        return ready(np.array(points, dtype=np.uint64, copy=True))
+    need, point_bytes = device_bytes(curve, group, n), points[0].nbytes
+    if need > memory.budget or XYZZ_COORDINATES // 2 * n * point_bytes > memory.max_alloc:
+        raise DeviceMemoryError(
+            f"a point NTT of {n} {group} points needs {need} bytes of device memory ({memory.budget} free, "
+            f"{memory.max_alloc} in one allocation); it is not cut into chunks: use a device with more memory or "
+            "the cpu backend"
+        )
+    g, program, log_n, half_count = group, PROGRAMS[group], n.bit_length() - 1, max(1, n // 2)
+    layout = glv_layout(curve, group)
+    source = ctx.upload(np.ascontiguousarray(points, dtype=np.uint64))
+    xyzz = ctx.buffer(XYZZ_COORDINATES // 2 * n * point_bytes)
+    ctx.launch(curve, program, f"{g}_pntt_load", n, source, xyzz, np.uint32(log_n))
+    twiddles = ctx.buffer(half_count * layout.record_bytes)
+    base = ctx.upload(montgomery(curve, omega))
+    ctx.launch(curve, program, "pntt_twiddles", half_count, base, np.uint32(0), np.uint32(half_count), twiddles)
+    half = 1
+    while half < n:
+        stride = n // (2 * half)
+        ctx.launch(
+            curve,
+            program,
+            f"{g}_pntt_stage",
+            n // 2,
+            xyzz,
+            twiddles,
+            np.uint32(half),
+            np.uint32(stride),
+            np.uint32(n // 2),
+        )
+        half *= 2
+    if inverse and n > 1:
+        scale = ctx.buffer(layout.record_bytes)
+        n_inv = ctx.upload(montgomery(curve, pow(n, -1, curve.r)))
+        ctx.launch(curve, program, "pntt_twiddles", 1, n_inv, np.uint32(1), np.uint32(1), scale)
+        ctx.launch(curve, program, f"{g}_pntt_scale", n, xyzz, scale, np.uint32(n))
+    ctx.launch(curve, program, f"{g}_pntt_store", n, xyzz, source, np.uint32(n), np.uint32(int(inverse)))
+    return ctx.read_later(source, points.shape)
+
+
+class PointNttWork:
+    """The hook of HostCapabilities.point_ntt on the device."""
+
+    if TYPE_CHECKING:
+
+        def _call(self, queue: Callable[[DeviceContext], Finish[T]]) -> T: ...
+        def _memory(self) -> Memory: ...
+
+    def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+        return self._call(lambda ctx: queue_point_ntt(ctx, curve, group, points, omega, inverse, self._memory()))
+
+
+__all__ = ["PROGRAMS", "PointNttWork", "device_bytes", "montgomery", "queue_point_ntt"]

@@ -1,0 +1,197 @@
+/* ---- NTT over ${g} points (the reference's point_ntt): radix-2 decimation in time, one launch per stage ----
+ * Points live in the device buffer in XYZZ form, Montgomery coordinates. A butterfly (A, B) → (A + [w]B, A − [w]B)
+ * costs one scalar multiplication by a twiddle w = ω^t, which GLV makes half as long: w ≡ k₁ + k₂·λ (mod r) with
+ * |k₁|, |k₂| < 2^GLV_BITS (the split of each twiddle made once per transform, pntt_twiddles), and
+ * [w]B = [k₁]B + [k₂]φ(B), φ(X, Y, ZZ, ZZZ) = (β·X, Y, ZZ, ZZZ), in one chain of doublings. The halves are read in
+ * signed windows of GLV_WINDOW_BITS bits (Booth recoding: digits in [−16, 16], each from the window's bits and the
+ * bit below it), not in wNAF: a window's digit is nonzero but for one in 32, so every work-item of a warp adds at
+ * the same steps whatever its twiddle (a wNAF's sparse digits would sit at different places in each lane, and a
+ * warp would wait for the union of them). The table [1 … 16]B is made per butterfly; φ of an entry is one product.
+ * Scalar arithmetic (the split) runs on u32 words with u64 products, the same on both APIs. */
+
+typedef struct {
+  u32 k[2][GLV_WORDS]; /* |k₁|, |k₂|, little-endian words */
+  u32 negative;        /* bit 0: k₁ < 0, bit 1: k₂ < 0 */
+} glv_scalar_t;
+
+/* The low `bits` bits of i read backwards (bits ≤ 32). */
+DEVICE u32 pntt_bit_reverse(u32 i, u32 bits) {
+  i = ((i >> 1) & 0x55555555u) | ((i & 0x55555555u) << 1);
+  i = ((i >> 2) & 0x33333333u) | ((i & 0x33333333u) << 2);
+  i = ((i >> 4) & 0x0f0f0f0fu) | ((i & 0x0f0f0f0fu) << 4);
+  i = ((i >> 8) & 0x00ff00ffu) | ((i & 0x00ff00ffu) << 8);
+  i = (i >> 16) | (i << 16);
+  return bits ? i >> (32 - bits) : 0;
+}
+
+/* out = a·b mod 2^256 (8 words each): two's complement products are the products of the signed values. */
+DEVICE void glv_mul_low(const u32 *a, const u32 *b, u32 *out) {
+  u32 r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < 8; i++) {
+    u64 carry = 0;
+    for (int j = 0; i + j < 8; j++) {
+      u64 t = (u64)a[i] * b[j] + r[i + j] + carry;
+      r[i + j] = (u32)t;
+      carry = t >> 32;
+    }
+  }
+  for (int i = 0; i < 8; i++) out[i] = r[i];
+}
+
+/* out −= x (mod 2^256). */
+DEVICE void glv_sub(u32 *out, const u32 *x) {
+  u64 borrow = 0;
+  for (int i = 0; i < 8; i++) {
+    u64 t = (u64)out[i] - x[i] - borrow;
+    out[i] = (u32)t;
+    borrow = (t >> 32) & 1;
+  }
+}
+
+/* −x (mod 2^256), in place. */
+DEVICE void glv_negate(u32 *x) {
+  u64 carry = 1;
+  for (int i = 0; i < 8; i++) {
+    u64 t = (u64)(~x[i]) + carry;
+    x[i] = (u32)t;
+    carry = t >> 32;
+  }
+}
+
+/* c = ±⌊(k·g + 2^255) / 2^256⌋ as 256-bit two's complement (k < 2^255, g < 2^256). */
+DEVICE void glv_round(const u32 *k, const u32 *g, bool negative, u32 *c) {
+  u32 p[16];
+  for (int i = 0; i < 16; i++) p[i] = 0;
+  for (int i = 0; i < 8; i++) {
+    u64 carry = 0;
+    for (int j = 0; j < 8; j++) {
+      u64 t = (u64)k[i] * g[j] + p[i + j] + carry;
+      p[i + j] = (u32)t;
+      carry = t >> 32;
+    }
+    p[i + 8] = (u32)carry;
+  }
+  u64 carry = ((u64)p[7] + 0x80000000u) >> 32;
+  for (int i = 8; i < 16; i++) {
+    u64 t = (u64)p[i] + carry;
+    c[i - 8] = (u32)t;
+    carry = t >> 32;
+  }
+  if (negative) glv_negate(c);
+}
+
+/* The split of base^(first + t), base in Montgomery form, for t < count (a transform's twiddles ω^t, or with
+ * first = 1 and count = 1 one scalar): k₁ = k − c₁a₁ − c₂a₂, k₂ = −c₁b₁ − c₂b₂ (kernels.glv). */
+KERNEL void pntt_twiddles(GLOBAL const fr_t *base, u32 first, u32 count, GLOBAL glv_scalar_t *out) {
+  u32 t = GLOBAL_ID();
+  if (t >= count) return;
+  fr_t w = fr_one(), b = base[0];
+  u32 e = first + t;
+  for (int bit = 31; bit >= 0; bit--) {
+    w = fr_sqr(w);
+    if ((e >> bit) & 1) w = fr_mul(w, b);
+  }
+  w = fr_from_mont(w);
+  u32 k[8], c1[8], c2[8], k1[8], k2[8], prod[8];
+  for (int i = 0; i < FR_N; i++) {
+    for (int h = 0; h < LIMB_BITS / 32; h++) k[i * (LIMB_BITS / 32) + h] = (u32)((u64)w.l[i] >> (32 * h));
+  }
+  u32 g1[8], g2[8], a1[8], b1[8], a2[8], b2[8]; /* private copies: CUDA has no pointer to constant memory */
+  for (int i = 0; i < 8; i++) {
+    g1[i] = GLV_G1[i], g2[i] = GLV_G2[i], a1[i] = GLV_A1[i], b1[i] = GLV_B1[i], a2[i] = GLV_A2[i], b2[i] = GLV_B2[i];
+    k1[i] = k[i], k2[i] = 0;
+  }
+  glv_round(k, g1, GLV_C1_NEGATIVE, c1);
+  glv_round(k, g2, GLV_C2_NEGATIVE, c2);
+  glv_mul_low(c1, a1, prod);
+  glv_sub(k1, prod);
+  glv_mul_low(c2, a2, prod);
+  glv_sub(k1, prod);
+  glv_mul_low(c1, b1, prod);
+  glv_sub(k2, prod);
+  glv_mul_low(c2, b2, prod);
+  glv_sub(k2, prod);
+  glv_scalar_t s;
+  s.negative = (k1[7] >> 31) | ((k2[7] >> 31) << 1);
+  if (k1[7] >> 31) glv_negate(k1);
+  if (k2[7] >> 31) glv_negate(k2);
+  for (int i = 0; i < GLV_WORDS; i++) s.k[0][i] = k1[i], s.k[1][i] = k2[i];
+  out[t] = s;
+}
+
+/* Signed digit j of a half (Booth): bits 5j − 1 … 5j + 4 of the magnitude m, d = low + Σ_{i<4} 2^i·b_(5j+i) −
+ * 16·b_(5j+4) with low = b_(5j−1) (0 for j = 0); Σ_j d_j·2^(5j) = m while the top window's top bit is clear. */
+DEVICE int glv_digit(GLOBAL const u32 *m, int j) {
+  int lo = GLV_WINDOW_BITS * j - 1;
+  u32 bits; /* bits lo … lo + GLV_WINDOW_BITS of m, bit lo at position 0 */
+  if (lo < 0) {
+    bits = m[0] << 1;
+  } else {
+    int word = lo / 32, shift = lo % 32;
+    u64 pair = (u64)m[word] | (word + 1 < GLV_WORDS ? (u64)m[word + 1] << 32 : 0);
+    bits = (u32)(pair >> shift);
+  }
+  bits &= (1u << (GLV_WINDOW_BITS + 1)) - 1;
+  int top = (int)(bits >> GLV_WINDOW_BITS) & 1;
+  return (int)(bits & 1) + (int)((bits >> 1) & ((1u << (GLV_WINDOW_BITS - 1)) - 1)) - (top << (GLV_WINDOW_BITS - 1));
+}
+
+#define GLV_TABLE (1 << (GLV_WINDOW_BITS - 1))
+
+/* [k]P for the split k of *s: one chain of doublings, a table lookup and addition per half and window. */
+DEVICE ${g}_xyzz_t ${g}_glv_mul(${g}_xyzz_t p, GLOBAL const glv_scalar_t *s) {
+  ${g}_xyzz_t table[GLV_TABLE]; /* [1 … 16]P */
+  table[0] = p;
+  table[1] = ${g}_dbl(p);
+  for (int m = 2; m < GLV_TABLE; m++) table[m] = ${g}_add(table[m - 1], p);
+  u32 negative = s->negative;
+  ${g}_xyzz_t r = ${g}_infinity();
+  for (int j = GLV_WINDOWS - 1; j >= 0; j--) {
+    if (j < GLV_WINDOWS - 1) {
+      for (int b = 0; b < GLV_WINDOW_BITS; b++) r = ${g}_dbl(r);
+    }
+    for (int part = 0; part < 2; part++) { /* k₁ on P, k₂ on φ(P) */
+      int d = glv_digit(s->k[part], j);
+      if (d == 0) continue;
+      ${g}_xyzz_t q = table[(d < 0 ? -d : d) - 1];
+      if (part) q.x = glv_times_beta(q.x);
+      if ((d < 0) != (((negative >> part) & 1) != 0)) q.y = ${f}_neg(q.y);
+      r = ${g}_add(r, q);
+    }
+  }
+  return r;
+}
+
+/* points[rev(i)] ← input point i, Montgomery XYZZ (the input in bit-reversed order, n = 2^log_n). */
+KERNEL void ${g}_pntt_load(GLOBAL const ${g}_affine_t *in, GLOBAL ${g}_xyzz_t *points, u32 log_n) {
+  u32 i = GLOBAL_ID();
+  if (i >= (1u << log_n)) return;
+  points[pntt_bit_reverse(i, log_n)] = ${g}_from_affine(${g}_affine_to_mont(in[i]));
+}
+
+/* One stage: butterfly b pairs i = (b / span)·2·span + k and i + span, k = b mod span, twiddle ω^(k·stride). */
+KERNEL void ${g}_pntt_stage(GLOBAL ${g}_xyzz_t *points, GLOBAL const glv_scalar_t *twiddles, u32 span, u32 stride,
+                            u32 butterflies) {
+  u32 b = GLOBAL_ID();
+  if (b >= butterflies) return;
+  u32 k = b % span, i = (b / span) * 2 * span + k;
+  ${g}_xyzz_t a = points[i], t = points[i + span];
+  if (k != 0) t = ${g}_glv_mul(t, twiddles + (size_t)k * stride);
+  points[i] = ${g}_add(a, t);
+  t.y = ${f}_neg(t.y);
+  points[i + span] = ${g}_add(a, t);
+}
+
+/* points[i] ← [k]points[i] for the one split scalar *s (the inverse's n⁻¹). */
+KERNEL void ${g}_pntt_scale(GLOBAL ${g}_xyzz_t *points, GLOBAL const glv_scalar_t *s, u32 n) {
+  u32 i = GLOBAL_ID();
+  if (i >= n) return;
+  points[i] = ${g}_glv_mul(points[i], s);
+}
+
+/* out[m] ← canonical affine point m, or point (n − m) mod n when `reverse` (the inverse's order). */
+KERNEL void ${g}_pntt_store(GLOBAL const ${g}_xyzz_t *points, GLOBAL ${g}_affine_t *out, u32 n, u32 reverse) {
+  u32 m = GLOBAL_ID();
+  if (m >= n) return;
+  out[m] = ${g}_affine_from_mont(${g}_to_affine(points[reverse ? (n - m) & (n - 1) : m]));
+}
