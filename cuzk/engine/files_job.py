@@ -57,11 +57,13 @@ def prove_files(
     recorder = recorder if recorder is not None else Recorder()
     display = progress if progress is not None else NullProgress()
     display.attach(recorder)
-    starting = BackendStart(backend_name)  # a named device's driver starts on a thread while the key is read
     with recorder.span("read_key"):  # headers and sections' tables: a cut file fails before a backend is chosen
         curve, num_variables = read_zkey_header(zkey_path)
         shape = check_wtns_layout(witness_path)
         check_witness_shape(os.fspath(witness_path), shape, curve.r, num_variables, os.fspath(zkey_path))
+    sizes = _proof_sizes(zkey_path, num_variables)
+    # a named device's driver starts, and its warm-up (its context, its programs), on a thread while the key is read
+    starting = BackendStart(backend_name, then=lambda b: warm_up(b, curve, "prove", sizes, from_key=True))
     zkey = None
     if starting.known is not None and has_capability(starting.known, DEVICE):  # decodes nothing on the host
         display.step("read the key")
@@ -69,8 +71,8 @@ def prove_files(
             zkey = read_zkey_for(zkey_path, starting.known, num_variables, check_points=check_points)
     with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
         warnings.simplefilter("always")
-        backend = starting.wait()  # its warm-up runs beside the reading; its notices wait for valid files
-    with warm_up(backend, curve, "prove", _proof_sizes(zkey_path, num_variables), from_key=True) as warming:
+        backend = starting.wait()  # its notices wait for inputs known to be good
+    with starting.prepared as warming:
         if zkey is None:
             display.step("read the key")
             with recorder.span("read_key"):
