@@ -55,7 +55,7 @@ class Sums:
         order = np.argsort(rows, kind="stable")
         indptr = np.zeros(num_rows + 1, np.int64)
         np.cumsum(np.bincount(rows, minlength=num_rows), out=indptr[1:])
-        return cls(indptr, bases[order], scalars[order])
+        return cls(indptr, limbs.take_rows(bases, order), limbs.take_rows(scalars, order))
 
 
 def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np.ndarray:

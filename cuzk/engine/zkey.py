@@ -69,7 +69,8 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
         if order is None:
             matrices.append((indptr, coefficients.signal[terms], values[terms]))
         else:
-            matrices.append((indptr, coefficients.signal[terms][order], values[terms][order]))
+            signals, terms_values = coefficients.signal[terms], values[terms]
+            matrices.append((indptr, limbs.take_rows(signals, order), limbs.take_rows(terms_values, order)))
     return SparseQap.from_csr(
         backend, zkey.curve, matrices, zkey.num_constraints, zkey.num_variables, n, reductions=reductions
     )

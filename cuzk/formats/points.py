@@ -200,9 +200,7 @@ class PointTable(Sequence[Point]):
 
     def scattered(self, positions: np.ndarray) -> PointTable:
         """The table with point i moved to index positions[i] (a permutation)."""
-        out = np.empty_like(self.limbs)
-        out[positions] = self.limbs
-        return PointTable(self.curve, self.group, out)
+        return PointTable(self.curve, self.group, limbs.scatter_rows(self.limbs, positions))
 
     def infinity_mask(self) -> np.ndarray:
         """Per point, whether it is the point at infinity (all-zero limbs)."""

@@ -82,10 +82,8 @@ class StoredTable(PointTable):
     def scattered(self, positions: np.ndarray) -> StoredTable:
         if np.array_equal(positions, np.arange(len(self))):
             return self  # the identity (BN254's domain order): no copy of the section
-        out = np.empty_like(self.stored)
-        out[positions] = self.stored
-        origins = np.empty(len(self), dtype=np.int64)
-        origins[positions] = self._rows()
+        out = limbs.scatter_rows(self.stored, positions)
+        origins = limbs.scatter_rows(self._rows(), positions)
         return StoredTable(
             self.curve, self.group, out, self._locate, check=self.check, host=self._host, origins=origins
         )

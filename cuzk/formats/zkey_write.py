@@ -102,7 +102,8 @@ def coefficients_of(r1cs: R1cs) -> Coefficients:
     signal = np.concatenate([r1cs.a.wires, r1cs.b.wires, inputs])
     values = np.concatenate([r1cs.a.coefficients, r1cs.b.coefficients, one])
     order = np.argsort(constraint, kind="stable")
-    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values[order], r1cs.prime)
+    values = limbs.take_rows(values, order)
+    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values, r1cs.prime)
 
 
 __all__ = ["SECTION_ORDER", "SNARKJS_SETUP_ORDER", "coefficients_of", "uncompressed", "write_zkey"]

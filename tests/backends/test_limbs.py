@@ -145,3 +145,15 @@ def test_nonzero_rows_is_any_word_nonzero(columns: int) -> None:
     words = rng.integers(0, 3, size=(200, columns), dtype=np.uint64) * np.uint64(1 << 63)
     words[::7] = 0
     assert np.array_equal(limbs.nonzero_rows(words), np.any(words != 0, axis=1))
+
+
+def test_rows_taken_and_scattered_as_fancy_indexing_would() -> None:
+    """take_rows and scatter_rows (np.take, whole rows) against numpy's fancy indexing, the oracle."""
+    rng = np.random.default_rng(7)
+    for shape in [(0, 4), (1, 4), (1000, 4), (513, 12), (64,)]:
+        array = rng.integers(0, 2**63, size=shape, dtype=np.uint64)
+        positions = rng.permutation(len(array))
+        assert np.array_equal(limbs.take_rows(array, positions), array[positions])
+        expected = np.empty_like(array)
+        expected[positions] = array
+        assert np.array_equal(limbs.scatter_rows(array, positions), expected)
