@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The README's main command as a new user meets it: `cuzk prove` with numba's cache empty (the first run on a
-# machine, which compiles the cpu kernels it needs), then WARM_RUNS (default 3) runs with that cache filled. Then
+# machine: it loads the cpu kernels shipped built for a generic x86-64 CPU, backends/cpu/prebuilt, where they were
+# built for this Python, numba and sources, else compiles them; CUZK_CPU_PREBUILT=0 to compile them anyway,
+# benchmarks/first_run_ab.sh compares the two), then WARM_RUNS (default 3) runs with that cache filled. Then
 # the same for `cuzk groth16 prove` of the same circuit (a .zkey made by `cuzk groth16 setup` beforehand, with a
 # cache of its own, so the proof's kernels are not compiled by the setup): a first run with an empty cache, then
 # warm runs. Each cache is a fresh folder (NUMBA_CACHE_DIR), so the user's own cache is neither read nor cleared.
 # Whole-process wall time, as /usr/bin/time reports it, with the CPU time of the process and the warm-up processes it
 # waited for (the compile's core-seconds: steadier than wall time on a busy machine); ARGS overrides `cuzk prove`'s
 # arguments (default: none, the README's), CONSTRAINTS the size of the groth16 circuit (default: the README's, 661
-# constraints of MiMC). A first run leaves a background warm-up (the pairing of the proof's check, at the lowest
-# priority) compiling for the later runs; the `cuzk` on the PATH is the one timed (put another installation's first to
-# compare two).
+# constraints of MiMC). A first run that compiles leaves a background warm-up (the pairing of the proof's check, at
+# the lowest priority) compiling for the later runs; the `cuzk` on the PATH is the one timed (put another
+# installation's first to compare two).
 set -euo pipefail
 work=$(mktemp -d)
 trap 'rm -rf "$work" 2>/dev/null || true' EXIT  # a background warm-up (the pairing) may still be writing there

@@ -11,6 +11,11 @@ commands started together). numba's own save reads the index, picks a free data-
 before the data, so two writers can pick one name for two signatures and a reader can be handed the other
 signature's machine code. Saves into this package's cache folders therefore hold a lock on the index
 (``fcntl.flock`` on ``<index>.lock``) and write the data before the index that names it.
+
+Where the cache holds no entry of a kernel for this CPU, the entry built for a generic x86-64 CPU is loaded instead
+when there is one (numba keys entries by the CPU's name and features): copied into the cache on an earlier use, or
+shipped with the package (:mod:`.prebuilt`, for these very sources and numba, llvmlite and Python versions). A first
+run on a machine then loads its kernels instead of compiling them; what neither holds is compiled as before.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ import hashlib
 import itertools
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -111,6 +116,37 @@ def _locked_save(original: Any) -> Any:
     return save
 
 
+def _generic_fallback(original: Any) -> Any:
+    """Cache._load_overload that, where the cache has no entry of a kernel of this package for this CPU, loads its
+    generic x86-64 entry: from the cache (copied there on an earlier use) or else the package's (:mod:`.prebuilt`,
+    then copied into the cache, where later processes load it without decompressing)."""
+
+    def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+        data = original(self, sig, target_context)
+        if data is not None or not self._enabled or self._cache_path not in _PACKAGE_CACHE_PATHS:
+            return data
+        from cuzk.backends.cpu import prebuilt
+
+        if not prebuilt.enabled():
+            return None
+        own = self._index_key(sig, target_context.codegen())
+        key = prebuilt.generic_key(own)
+        payload = self._cache_file.load(key) if key != own else None  # (a generic process looked there already)
+        if payload is None:
+            payload = prebuilt.find(self._impl.filename_base, key)
+            if payload is None:
+                return None
+            with suppress(OSError):  # a cache that cannot be written: loaded from the package again next time
+                self._cache_file.save(key, payload)
+        try:
+            return self._impl.rebuild(target_context, payload)
+        except Exception:  # an entry this numba cannot load: compiled instead, as without one
+            return None
+
+    load_overload.cuzk_generic = True  # type: ignore[attr-defined]
+    return load_overload
+
+
 def package_cache_path() -> Path:
     """The folder numba caches this package's kernels in (NUMBA_CACHE_DIR, ``__pycache__`` or the user's)."""
     from cuzk.backends.cpu import emit
@@ -154,6 +190,8 @@ def _register() -> None:
     files = caching.IndexDataCacheFile
     if not getattr(files.save, "cuzk_locked", False):
         files.save = _locked_save(files.save)
+    if not getattr(caching.Cache._load_overload, "cuzk_generic", False):
+        caching.Cache._load_overload = _generic_fallback(caching.Cache._load_overload)
 
 
 _register()

@@ -9,9 +9,10 @@ calls load the kernels from there instead of compiling them.
 
 A finished task leaves a stamp in the cache folder, named by the curve, the task, the fingerprint of this
 package's sources and numba's version, and the host CPU (numba's cache entries are for one CPU): later runs
-start no process at all. A task that fails leaves no stamp; its kernels then compile on first use, as without a
-warm-up, and the failure is in ``WarmUp.failures``. :func:`ready` asks the stamps (the WARM_UP capability's
-``kernels_ready``).
+start no process at all. Nor does a task whose kernels ship with the package (:mod:`.prebuilt`, built for a
+generic x86-64 CPU: a first run loads them). A task that fails leaves no stamp; its kernels then compile on first
+use, as without a warm-up, and the failure is in ``WarmUp.failures``. :func:`ready` asks the stamps and the
+shipped set (the WARM_UP capability's ``kernels_ready``).
 
 Only the paths a work of the given sizes reaches are compiled (:func:`tasks_of`), by the very thresholds the MSM
 dispatches on (STRAUS_BELOW, SPLIT_MIN): a proof whose MSMs all go by Straus compiles no Pippenger. Tasks of one
@@ -192,9 +193,17 @@ def stamp(curve: Curve, task: str) -> Path:
     return package_cache_path() / f"warm-{curve.name}-{task}-{cpu}-{source_fingerprint().hex()[:16]}.done"
 
 
+def done(curve: Curve, task: str) -> bool:
+    """Whether ``task``'s kernels for ``curve`` load without compiling: stamped in the cache, or shipped
+    (:mod:`.prebuilt`, built for a generic x86-64 CPU)."""
+    from cuzk.backends.cpu import prebuilt
+
+    return stamp(curve, task).exists() or prebuilt.covers(curve.name, task)
+
+
 def ready(curve: Curve, work: str, sizes: WorkSizes | None = None) -> bool:
-    """Whether every task of ``work`` (for ``sizes``) is stamped: its calls load their kernels, compiling none."""
-    return all(stamp(curve, name).exists() for name in tasks_of(work, sizes))
+    """Whether every task of ``work`` (for ``sizes``) is done: its calls load their kernels, compiling none."""
+    return all(done(curve, name) for name in tasks_of(work, sizes))
 
 
 @contextmanager
@@ -229,8 +238,8 @@ def _in_flight(curve: Curve, task: str) -> bool:
 def pending(curve: Curve, work: str, sizes: WorkSizes | None = None, *, background: bool = False) -> list[str]:
     """The tasks of ``work`` (for ``sizes``) whose kernels are not yet in the cache; for a background warm-up, not
     those another process is running either."""
-    unstamped = [name for name in tasks_of(work, sizes) if not stamp(curve, name).exists()]
-    return [name for name in unstamped if not (background and _in_flight(curve, name))]
+    undone = [name for name in tasks_of(work, sizes) if not done(curve, name)]
+    return [name for name in undone if not (background and _in_flight(curve, name))]
 
 
 def _units(tasks: list[str]) -> list[list[str]]:
