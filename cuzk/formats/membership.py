@@ -22,6 +22,7 @@ from functools import cache
 from typing import Any
 
 from cuzk.reference.curves import Curve, Point
+from cuzk.reference.curves.naf import non_adjacent_form
 from cuzk.reference.pairing import twist_frobenius
 
 Element = Any  # an int (Fq) or a pair of ints (Fq2: c0 + c1·u, u² = −1)
@@ -36,16 +37,6 @@ def g2_eigenvalue(curve: Curve) -> int:
 def g1_eigenvalue(curve: Curve) -> int:
     """a of the test σ(P) = [a]P on a BLS12 curve's G1: −x² (the reference's g1_test)."""
     return -(curve.x**2)
-
-
-def non_adjacent_form(k: int) -> list[int]:
-    """The digits d_i ∈ {−1, 0, 1} of k = Σ d_i·2^i (k ≥ 0), least significant first, no two adjacent non-zero."""
-    digits: list[int] = []
-    while k:
-        digit = 2 - k % 4 if k % 2 else 0
-        digits.append(digit)
-        k = (k - digit) // 2
-    return digits
 
 
 class Fq:
@@ -202,5 +193,4 @@ __all__ = [
     "g1_in_subgroup",
     "g2_eigenvalue",
     "g2_in_subgroup",
-    "non_adjacent_form",
 ]

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from cuzk.reference.curves import CURVES
 from cuzk.reference.curves.curve import Curve
 from cuzk.reference.curves.group import Group, Point
+from cuzk.reference.curves.naf import non_adjacent_form
 from cuzk.reference.fields import PrimeFieldElement
 from cuzk.reference.pairing import twist_frobenius
 
@@ -49,17 +50,6 @@ from cuzk.reference.pairing import twist_frobenius
 def in_subgroup_by_definition(p: Point) -> bool:
     """P on the curve and [r]P = O: the definition, by a plain scalar multiplication (slow and obviously right)."""
     return p.is_on_curve() and p.mul_unreduced(p.group.order).is_identity()
-
-
-def non_adjacent_form(k: int) -> list[int]:
-    """The digits d_i ∈ {−1, 0, 1} of k = Σ d_i·2^i (k ≥ 0), least significant first, no two adjacent ones non-zero
-    (Hankerson, Menezes, Vanstone, "Guide to Elliptic Curve Cryptography", Algorithm 3.30)."""
-    digits: list[int] = []
-    while k:
-        digit = 2 - k % 4 if k % 2 else 0  # the odd k is rounded to a multiple of 4, so the next digit is 0
-        digits.append(digit)
-        k = (k - digit) // 2
-    return digits
 
 
 def times(p: Point, a: int) -> Point:

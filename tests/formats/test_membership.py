@@ -13,7 +13,6 @@ from cuzk.formats.membership import (
     g1_in_subgroup,
     g2_eigenvalue,
     g2_in_subgroup,
-    non_adjacent_form,
 )
 from cuzk.formats.points import PointDecoder, in_subgroup, point_bytes
 from cuzk.reference.curves import Curve, Point
@@ -55,12 +54,6 @@ def test_g1_eigenvalue_and_beta_are_the_references(curve: Curve) -> None:
     assert beta**3 == curve.Fq(1) and beta != curve.Fq(1)
     for point in [curve.g1.generator * 5, *_outside_g1(curve, 11)]:
         assert test.endomorphism(point) == oracle.sigma(beta)(point)
-
-
-def test_non_adjacent_form_is_the_references() -> None:
-    rng = random.Random(1)
-    for k in [0, 1, 2, 3, 7, 2**64 - 1, *(rng.getrandbits(130) for _ in range(20))]:
-        assert non_adjacent_form(k) == oracle.non_adjacent_form(k)
 
 
 @pytest.mark.parametrize("group", ["g1", "g2"])
