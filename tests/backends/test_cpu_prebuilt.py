@@ -18,6 +18,8 @@ import pytest
 from cuzk.backends.cpu import prebuilt, warm
 from cuzk.reference.curves import BN254
 
+from .test_cpu_warm import COMPILE_LISTENER
+
 BUDGET_BYTES = 8_000_000  # the shipped files of both curves, compressed
 KEY = (("sig",), ("x86_64-unknown-linux-gnu", "rocketlake", "+adx,+bmi2"), ("code", "closure"))
 
@@ -96,22 +98,12 @@ def test_the_shipped_set_is_fresh_and_complete() -> None:
     assert size <= BUDGET_BYTES, f"{size / 1e6:.1f} MB shipped"
 
 
-FIRST_RUN = textwrap.dedent(
+FIRST_RUN = COMPILE_LISTENER + textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from numba.core import event
 
-    compiled = []
-
-    class Listener(event.Listener):
-        def on_start(self, ev):
-            pass
-
-        def on_end(self, ev):
-            compiled.append(ev.data["dispatcher"].py_func.__qualname__)
-
-    event.register("numba:compile", Listener())
+    listen()
     from cuzk.backends.registry import get_backend
     from cuzk.cli import main
     from cuzk.formats.r1cs import write_constraint_system

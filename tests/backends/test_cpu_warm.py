@@ -120,10 +120,11 @@ def test_saves_from_many_writers_keep_every_entry(tmp_path: Path) -> None:
     assert all(files.load(("sig", w, k)) == f"data {w} {k}" for w in range(6) for k in range(15))
 
 
-PROOF_COMPILES_NOTHING = textwrap.dedent(
+# A subprocess script's start: listen() collects in `compiled` the functions numba compiles from then on.
+COMPILE_LISTENER = textwrap.dedent(
     """
-    import sys
     from numba.core import event
+
     compiled = []
 
     class Listener(event.Listener):
@@ -133,6 +134,14 @@ PROOF_COMPILES_NOTHING = textwrap.dedent(
         def on_end(self, ev):
             compiled.append(ev.data["dispatcher"].py_func.__qualname__)
 
+    def listen():
+        event.register("numba:compile", Listener())
+    """
+)
+
+PROOF_COMPILES_NOTHING = COMPILE_LISTENER + textwrap.dedent(
+    """
+    import sys
     from cuzk.backends.registry import get_backend
     from cuzk.engine.prover import Prover
     from cuzk.engine.warm import proof_sizes, warm_up
@@ -153,7 +162,7 @@ PROOF_COMPILES_NOTHING = textwrap.dedent(
         assert warming.failures == [], warming.failures
     assert backend.kernels_ready(BN254, "prove", sizes=sizes)
     assert backend.kernels_ready(BN254, "prove") is not sized, "a proof below SPLIT_MIN points splits nothing"
-    event.register("numba:compile", Listener())
+    listen()
     proof = Prover(pk, backend, verify=True).prove(cs)  # the self-check: the reference's pairing until it is ready
     assert verify(pk.vk, cs.input_assignment[1:], proof)
     assert not warm_up(backend, BN254, "prove", sizes).started, "the stamps say the cache is warm"
