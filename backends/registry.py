@@ -194,7 +194,7 @@ def auto_choice(entries: dict[str, BackendEntry] | None = None) -> tuple[Backend
     return None, skipped
 
 
-def _requested(name: str | None) -> tuple[str, str]:
+def requested(name: str | None) -> tuple[str, str]:
     """(the name asked for, lower-cased, ``auto`` when none; where it came from: "argument" or CUZK_BACKEND)."""
     if name is None:
         return env.backend_name() or AUTO, ENV_BACKEND
@@ -214,9 +214,9 @@ def get_backend(name: str | None = None) -> Backend:
     ``auto`` warns once per process when it skipped a faster backend (BackendFallbackWarning, see the module).
     """
     global _fallback_warned
-    requested, source = _requested(name)
-    if requested != AUTO:
-        return _named(requested, source)
+    asked, source = requested(name)
+    if asked != AUTO:
+        return _named(asked, source)
     chosen, skipped = auto_choice(discover())
     if chosen is None:
         raise _no_backend(skipped)
@@ -246,24 +246,19 @@ def _outside_cuzk() -> int:
 def selection(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEntry, str]:
     """What :func:`get_backend` with no argument selects, without warning: (its entry, why: ``CUZK_BACKEND`` or
     ``auto``). Raises what get_backend would: UnknownBackendError, BackendUnavailableError, InvalidDeviceError."""
-    requested, _ = _requested(None)
+    asked, _ = requested(None)
     entries = discover() if entries is None else entries
-    if requested == AUTO:
+    if asked == AUTO:
         chosen, skipped = auto_choice(entries)
         if chosen is None:
             raise _no_backend(skipped)
         return chosen, AUTO
-    entry = entries.get(requested)
+    entry = entries.get(asked)
     if entry is None:
-        raise UnknownBackendError(requested, [*(e.name for e in _ranked(entries)), AUTO], source=ENV_BACKEND)
+        raise UnknownBackendError(asked, [*(e.name for e in _ranked(entries)), AUTO], source=ENV_BACKEND)
     if not entry.available:
-        raise BackendUnavailableError(requested, entry.reason or "unavailable")
+        raise BackendUnavailableError(asked, entry.reason or "unavailable")
     return entry, ENV_BACKEND
-
-
-def requested(name: str | None) -> tuple[str, str]:
-    """(the backend name :func:`get_backend` would look for, lower-cased, ``auto`` when none; where it came from)."""
-    return _requested(name)
 
 
 def unprobed(name: str) -> Backend | None:
