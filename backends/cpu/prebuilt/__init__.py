@@ -1,7 +1,7 @@
 """The cpu kernels compiled ahead for a generic x86-64 CPU and shipped as package data: a first run loads them.
 
-numba compiles a kernel on its first call on a machine (the first proof on a 2-core machine spends 10–13 s doing
-so) and caches the machine code, keyed by the function, its signature and the CPU it was compiled for: the CPU's
+numba compiles a kernel on its first call on a machine (most of a first proof's time on a small machine) and
+caches the machine code, keyed by the function, its signature and the CPU it was compiled for: the CPU's
 name and features, numba's "magic tuple". Code compiled for ``NUMBA_CPU_NAME=generic`` (no CPU features: a
 baseline x86-64, SSE2) runs on every x86-64 CPU, and the cache entries of this package are stamped with the
 fingerprint of its sources (:func:`~cuzk.backends.cpu.jit.source_fingerprint`) rather than a file's time, so they
