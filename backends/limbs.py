@@ -105,8 +105,8 @@ SCAN_ROWS = 1 << 17  # rows per piece of a scan spread over threads (a key's sec
 
 def take_rows(array: np.ndarray, index: np.ndarray) -> np.ndarray:
     """``array[index]`` along the first axis, by ``np.take``: for rows of several words it copies each row whole,
-    where fancy indexing of a 2-D array goes element by element (two to four times slower for a key's points and
-    coefficients)."""
+    where fancy indexing of a 2-D array goes element by element (several times slower for a key's points and
+    coefficients: docs/performance.md)."""
     return np.take(array, index, axis=0)
 
 
