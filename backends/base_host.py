@@ -20,6 +20,7 @@ from cuzk.backends.capabilities import (
     PAIRING,
     POINT_NTT,
     SPARSE,
+    STORED_POINT_NTT,
     UNARY_FIELD_OPS,
     FieldName,
     KeptScalars,
@@ -27,14 +28,14 @@ from cuzk.backends.capabilities import (
     check_csr,
 )
 from cuzk.backends.checks import CurveLike, check_domain, check_group, check_output, check_same_length
-from cuzk.backends.errors import BackendInputError, InputSizeMismatchError, InputTypeError
+from cuzk.backends.errors import BackendInputError, BackendOutputError, InputSizeMismatchError, InputTypeError
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 from cuzk.reference.curves import Curve
 
 
 class HostCapabilities:
-    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM, PAIRING and POINT_NTT: public methods and the hooks they
-    call."""
+    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM, PAIRING, POINT_NTT and STORED_POINT_NTT: public methods and
+    the hooks they call."""
 
     if TYPE_CHECKING:
         name: str
@@ -173,6 +174,23 @@ class HostCapabilities:
         _check_root(c, omega, len(points))
         return check_output(self.name, "point_ntt", self._point_ntt(c, g, points, omega, bool(inverse)), points.shape)
 
+    def point_ntt_stored(
+        self, curve: CurveLike, group: str, stored: np.ndarray, omega: int, *, inverse: bool = False
+    ) -> tuple[np.ndarray | None, int]:
+        c, g = self._ready(curve, STORED_POINT_NTT), check_group(group)
+        self._require(POINT_NTT)
+        width = 8 * int(np.prod(limbs.point_shape(c, g)))
+        _check_words(stored, (width,), "stored", np.uint8)
+        check_domain(c, len(stored), "stored")
+        _check_root(c, omega, len(stored))
+        out, bad = self._point_ntt_stored(c, g, np.ascontiguousarray(stored), omega, bool(inverse))
+        if bad >= 0:
+            return None, int(bad)
+        if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.shape != stored.shape:
+            got = f"{out.dtype} {out.shape}" if isinstance(out, np.ndarray) else type(out).__name__
+            raise BackendOutputError(f"backend {self.name!r}: point_ntt_stored returned {got}, expected {stored.shape}")
+        return out, -1
+
     # --- hooks for subclasses -------------------------------------------------------------------------------------
 
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
@@ -241,6 +259,11 @@ class HostCapabilities:
         raise NotImplementedError
 
     def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+        raise NotImplementedError
+
+    def _point_ntt_stored(
+        self, curve: Curve, group: str, stored: np.ndarray, omega: int, inverse: bool
+    ) -> tuple[np.ndarray | None, int]:
         raise NotImplementedError
 
 

@@ -36,9 +36,10 @@ PAIRING = "pairing"  # pairing_check: whether Π e(P_i, Q_i) = 1 (the equation o
 MONTGOMERY_FORM = "montgomery_form"  # points_/scalars_from_montgomery: iden3 files' stored values made canonical
 POINT_NTT = "point_ntt"  # point_ntt: the NTT over G1/G2 points (a ptau's Lagrange bases, prepare phase2)
 STORED_BASES = "stored_bases"  # prepare_stored_bases: a .zkey's stored words prepared (and checked) as they are
+STORED_POINT_NTT = "stored_point_ntt"  # point_ntt_stored: POINT_NTT over a .ptau's stored words, result in that form
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
-    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES}
+    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES, STORED_POINT_NTT}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
@@ -329,6 +330,7 @@ __all__ = [
     "REDUCTIONS",
     "SPARSE",
     "STORED_BASES",
+    "STORED_POINT_NTT",
     "TIMINGS",
     "UNARY_FIELD_OPS",
     "WARM_UP",

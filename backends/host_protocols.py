@@ -116,6 +116,22 @@ class SupportsPointNtt(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsStoredPointNtt(Protocol):
+    """Capability STORED_POINT_NTT (with POINT_NTT): the NTT over points as a .ptau stores them."""
+
+    def point_ntt_stored(
+        self, curve: CurveLike, group: str, stored: np.ndarray, omega: int, *, inverse: bool = False
+    ) -> tuple[np.ndarray | None, int]:
+        """:meth:`SupportsPointNtt.point_ntt` of points in a file's stored form ((n, point bytes) uint8 rows as
+        :meth:`SupportsMontgomeryForm.points_from_montgomery` reads them: affine coordinates in Montgomery form,
+        R = 2^(64·L), the point at infinity all zeros), the result in the same form and shape: a device's own form,
+        so nothing is converted on the host (``prepare phase2``). Every input point is checked (coordinates below
+        q, on the curve, the subgroup not checked). Returns (the result, −1), or (None, the index of the first bad
+        point)."""
+        ...
+
+
 __all__ = [
     "SupportsFieldOps",
     "SupportsFixedBase",
@@ -123,4 +139,5 @@ __all__ = [
     "SupportsPairing",
     "SupportsPointNtt",
     "SupportsSparse",
+    "SupportsStoredPointNtt",
 ]

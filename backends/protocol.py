@@ -43,6 +43,7 @@ from cuzk.backends.capabilities import (
     REDUCTIONS,
     SPARSE,
     STORED_BASES,
+    STORED_POINT_NTT,
     TIMINGS,
     UNARY_FIELD_OPS,
     WARM_UP,
@@ -83,6 +84,7 @@ from cuzk.backends.host_protocols import (
     SupportsPairing,
     SupportsPointNtt,
     SupportsSparse,
+    SupportsStoredPointNtt,
 )
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 
@@ -144,6 +146,7 @@ __all__ = [
     "REDUCTIONS",
     "SPARSE",
     "STORED_BASES",
+    "STORED_POINT_NTT",
     "TIMINGS",
     "UNARY_FIELD_OPS",
     "WARM_UP",
@@ -168,6 +171,7 @@ __all__ = [
     "SupportsPreparedBases",
     "SupportsSparse",
     "SupportsStoredBases",
+    "SupportsStoredPointNtt",
     "SupportsTimings",
     "SupportsWarmUp",
     "WarmUp",

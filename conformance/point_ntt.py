@@ -8,7 +8,9 @@ up to 8 in G2; structured ones (one point at index 0 or 1, all equal, all at inf
 whose transforms are predictable; powers [τ^j]G of a known τ, whose inverse is the Lagrange basis [L_i(τ)]G.
 Invalid inputs (n not a power of two, ω not a primitive n-th root, a coordinate ≥ q) have output null. Outputs
 up to n = 8 are checked against the O(n²) oracle while generating. Backends run it through the optional capability
-``point_ntt``. Format: conformance/formats/point_ntt.md.
+``point_ntt``; those with ``stored_point_ntt`` run every case again on the inputs encoded as a .ptau stores them
+(variant ``<mode>/stored``: the result decoded for the same comparison; a bad point found is a refusal). Format:
+conformance/formats/point_ntt.md.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import POINT_NTT
+from cuzk.backends.errors import BackendInputError
+from cuzk.backends.protocol import POINT_NTT, STORED_POINT_NTT, has_capability
 from cuzk.conformance.codec import hex_of, hex_to_limbs, limbs_to_hex
 from cuzk.conformance.kinds import CaseResult, CaseSet, Kind, RunContext, VectorFile, check_call, register_kind
 from cuzk.conformance.msm import random_points
+from cuzk.formats.points import PointDecoder
 from cuzk.reference.curves import Curve, Point
 from cuzk.reference.ntt import domain_root
 from cuzk.reference.point_ntt import ffjavascript_root, point_dft, point_ntt
@@ -144,7 +148,21 @@ def run(ctx: RunContext, vf: VectorFile) -> list[CaseResult]:
             ntt = ctx.backend.point_ntt  # type: ignore[attr-defined]
             call = partial(ntt, vf.curve, group, points, omega, inverse=inverse)
             results.append(check_call(vf.path, case["id"], expected, call, variant=mode))
+            if has_capability(ctx.backend, STORED_POINT_NTT):
+                call = partial(_stored, ctx.backend, vf.curve, group, points, omega, inverse)
+                results.append(check_call(vf.path, case["id"], expected, call, variant=f"{mode}/stored"))
     return results
+
+
+def _stored(backend: Any, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
+    """point_ntt_stored between the file codec's encode and decode (the invalid case's coordinate q is encoded as
+    0·R: the point is then off the curve, which the backend must find)."""
+    codec = PointDecoder(curve, group)
+    out, bad = backend.point_ntt_stored(curve, group, codec.encode(points), omega, inverse=inverse)
+    if out is None:
+        raise BackendInputError(f"point_ntt_stored found point {bad} bad", array="stored")
+    decoded, _ = codec.decode(out, check=False)
+    return decoded
 
 
 KIND = register_kind(

@@ -50,6 +50,7 @@ from cuzk.backends.protocol import (
     PREPARED_BASES,
     SPARSE,
     STORED_BASES,
+    STORED_POINT_NTT,
     TIMINGS,
     WARM_UP,
     WINDOW,
@@ -94,6 +95,7 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BackendBase):
             WARM_UP,
             PAIRING,
             POINT_NTT,
+            STORED_POINT_NTT,
         }
     )
     MSM_CHECKS_SCALARS = True  # the histogram kernel compares every scalar with r (msm.refused_if_noncanonical)

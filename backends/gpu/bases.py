@@ -115,6 +115,7 @@ def prepare(
 
 
 __all__ = [
+    "NONE_BAD",
     "SHIFTED_MAX_POINTS",
     "SHIFTED_MAX_POINTS_DEFAULT",
     "SHIFTED_MIN_USES",

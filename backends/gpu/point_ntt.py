@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, TypeVar
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.gpu.bases import NONE_BAD
 from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
@@ -53,13 +54,22 @@ def montgomery(curve: Curve, value: int) -> np.ndarray:
 
 
 def queue_point_ntt(
-    ctx: DeviceContext, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool, memory: Memory
-) -> Finish[np.ndarray]:
-    """Queue the transform of canonical affine ``points`` (n a power of two, checked by the caller) with root ω; the
-    Finish gives the transformed points in the same shape (inverse: ffjavascript's, as the reference's)."""
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    points: np.ndarray,
+    omega: int,
+    inverse: bool,
+    memory: Memory,
+    stored: bool = False,
+) -> Finish[tuple[np.ndarray, int]]:
+    """Queue the transform of ``points`` (n a power of two, checked by the caller) with root ω: canonical affine
+    limbs, or with ``stored`` a file's rows in Montgomery form (checked on the device as they are loaded). The Finish
+    gives (the transformed points in the form and shape of the input, the index of the first bad input point or −1);
+    inverse: ffjavascript's order, as the reference's."""
     n = len(points)
     if n == 0:
-        return ready(np.array(points, dtype=np.uint64, copy=True))
+        return ready((np.array(points, copy=True), -1))
     need, point_bytes = device_bytes(curve, group, n), points[0].nbytes
     if need > memory.budget or XYZZ_COORDINATES // 2 * n * point_bytes > memory.max_alloc:
         raise DeviceMemoryError(
@@ -69,9 +79,10 @@ def queue_point_ntt(
         )
     g, program, log_n, half_count = group, PROGRAMS[group], n.bit_length() - 1, max(1, n // 2)
     layout = glv_layout(curve, group)
-    source = ctx.upload(np.ascontiguousarray(points, dtype=np.uint64))
+    source = ctx.upload(np.ascontiguousarray(points))
     xyzz = ctx.buffer(XYZZ_COORDINATES // 2 * n * point_bytes)
-    ctx.launch(curve, program, f"{g}_pntt_load", n, source, xyzz, np.uint32(log_n))
+    bad = ctx.upload(np.array([NONE_BAD], dtype=np.uint32))
+    ctx.launch(curve, program, f"{g}_pntt_load", n, source, xyzz, np.uint32(log_n), np.uint32(stored), bad)
     twiddles = ctx.buffer(half_count * layout.record_bytes)
     base = ctx.upload(montgomery(curve, omega))
     ctx.launch(curve, program, "pntt_twiddles", half_count, base, np.uint32(0), np.uint32(half_count), twiddles)
@@ -95,8 +106,14 @@ def queue_point_ntt(
         n_inv = ctx.upload(montgomery(curve, pow(n, -1, curve.r)))
         ctx.launch(curve, program, "pntt_twiddles", 1, n_inv, np.uint32(1), np.uint32(1), scale)
         ctx.launch(curve, program, f"{g}_pntt_scale", n, xyzz, scale, np.uint32(n))
-    ctx.launch(curve, program, f"{g}_pntt_store", n, xyzz, source, np.uint32(n), np.uint32(int(inverse)))
-    return ctx.read_later(source, points.shape)
+    ctx.launch(curve, program, f"{g}_pntt_store", n, xyzz, source, np.uint32(n), np.uint32(inverse), np.uint32(stored))
+    read, first_bad = ctx.read_later(source, points.shape, points.dtype), ctx.read_later(bad, (1,), np.uint32)
+
+    def finish() -> tuple[np.ndarray, int]:
+        index = int(first_bad()[0])
+        return read(), -1 if index == NONE_BAD else index
+
+    return finish
 
 
 class PointNttWork:
@@ -108,7 +125,14 @@ class PointNttWork:
         def _memory(self) -> Memory: ...
 
     def _point_ntt(self, curve: Curve, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
-        return self._call(lambda ctx: queue_point_ntt(ctx, curve, group, points, omega, inverse, self._memory()))
+        return self._call(lambda ctx: queue_point_ntt(ctx, curve, group, points, omega, inverse, self._memory()))[0]
+
+    def _point_ntt_stored(
+        self, curve: Curve, group: str, stored: np.ndarray, omega: int, inverse: bool
+    ) -> tuple[np.ndarray | None, int]:
+        memory = self._memory()
+        out, bad = self._call(lambda ctx: queue_point_ntt(ctx, curve, group, stored, omega, inverse, memory, True))
+        return (None, bad) if bad >= 0 else (out, -1)
 
 
 __all__ = ["PROGRAMS", "PointNttWork", "device_bytes", "montgomery", "queue_point_ntt"]

@@ -162,11 +162,16 @@ DEVICE ${g}_xyzz_t ${g}_glv_mul(${g}_xyzz_t p, GLOBAL const glv_scalar_t *s) {
   return r;
 }
 
-/* points[rev(i)] ← input point i, Montgomery XYZZ (the input in bit-reversed order, n = 2^log_n). */
-KERNEL void ${g}_pntt_load(GLOBAL const ${g}_affine_t *in, GLOBAL ${g}_xyzz_t *points, u32 log_n) {
+/* points[rev(i)] ← input point i, Montgomery XYZZ (the input in bit-reversed order, n = 2^log_n). `stored`: the
+ * input is a file's words, already in Montgomery form and untrusted: *bad ← min(*bad, i) for a point with a
+ * coordinate not below q or off the curve (as msm's check_bases). */
+KERNEL void ${g}_pntt_load(GLOBAL const ${g}_affine_t *in, GLOBAL ${g}_xyzz_t *points, u32 log_n, u32 stored,
+                           GLOBAL u32 *bad) {
   u32 i = GLOBAL_ID();
   if (i >= (1u << log_n)) return;
-  points[pntt_bit_reverse(i, log_n)] = ${g}_from_affine(${g}_affine_to_mont(in[i]));
+  ${g}_affine_t a = in[i];
+  if (stored && !(${f}_is_reduced(a.x) && ${f}_is_reduced(a.y) && ${g}_affine_on_curve(a))) ATOMIC_MIN(bad, i);
+  points[pntt_bit_reverse(i, log_n)] = ${g}_from_affine(stored ? a : ${g}_affine_to_mont(a));
 }
 
 /* One stage: butterfly b pairs i = (b / span)·2·span + k and i + span, k = b mod span, twiddle ω^(k·stride). */
@@ -189,9 +194,12 @@ KERNEL void ${g}_pntt_scale(GLOBAL ${g}_xyzz_t *points, GLOBAL const glv_scalar_
   points[i] = ${g}_glv_mul(points[i], s);
 }
 
-/* out[m] ← canonical affine point m, or point (n − m) mod n when `reverse` (the inverse's order). */
-KERNEL void ${g}_pntt_store(GLOBAL const ${g}_xyzz_t *points, GLOBAL ${g}_affine_t *out, u32 n, u32 reverse) {
+/* out[m] ← affine point m, or point (n − m) mod n when `reverse` (the inverse's order): canonical, or left in
+ * Montgomery form when `stored` (as a .ptau stores it). */
+KERNEL void ${g}_pntt_store(GLOBAL const ${g}_xyzz_t *points, GLOBAL ${g}_affine_t *out, u32 n, u32 reverse,
+                            u32 stored) {
   u32 m = GLOBAL_ID();
   if (m >= n) return;
-  out[m] = ${g}_affine_from_mont(${g}_to_affine(points[reverse ? (n - m) & (n - 1) : m]));
+  ${g}_affine_t a = ${g}_to_affine(points[reverse ? (n - m) & (n - 1) : m]);
+  out[m] = stored ? a : ${g}_affine_from_mont(a);
 }

@@ -11,8 +11,9 @@ block after block (:func:`cuzk.reference.point_ntt.lagrange_block` is the spec, 
 reads for section 12's extra block). The transforms run on a backend with POINT_NTT: the one the caller names
 (``backend=``, the CLI's ``--backend``), a GPU's included, when it offers it; else the host's
 (:func:`~cuzk.backends.registry.host_backend`: the cpu backend by default), so that naming no backend never moves
-the work onto a device that auto-selection happened to find. The output is written through a temporary renamed
-when whole, one block at a time: memory holds a section's largest block, not the file.
+the work onto a device that auto-selection happened to find. A GPU backend (STORED_POINT_NTT) takes the file's
+words as they are: its Montgomery form is the file's, so the host converts nothing. The output is written through
+a temporary renamed when whole, one block at a time: memory holds a section's largest block, not the file.
 """
 
 from __future__ import annotations
@@ -25,7 +26,15 @@ from typing import BinaryIO, cast
 
 import numpy as np
 
-from cuzk.backends.protocol import POINT_NTT, Backend, SupportsPointNtt, has_capability
+from cuzk.backends import limbs
+from cuzk.backends.protocol import (
+    POINT_NTT,
+    STORED_POINT_NTT,
+    Backend,
+    SupportsPointNtt,
+    SupportsStoredPointNtt,
+    has_capability,
+)
 from cuzk.backends.registry import host_backend, resolve_backend
 from cuzk.engine.decoding import montgomery_host
 from cuzk.formats.outputs import atomic_outputs, check_outputs
@@ -87,20 +96,30 @@ def prepare_phase2(
 
 
 def write_lagrange_section(out: BinaryIO, ptau: Ptau, section_id: int, ntt: Backend, decoder: Backend | None) -> None:
-    """Section 12–15: its blocks of 2^p, p = 0 … top, each the inverse NTT of the inputs snarkjs reads."""
+    """Section 12–15: its blocks of 2^p, p = 0 … top, each the inverse NTT of the inputs snarkjs reads. On a backend
+    with STORED_POINT_NTT the file's words go in and come out as they are (checked there); else they are decoded
+    on the host (by ``decoder``'s kernels, or numpy) and the results encoded again."""
     curve, power, group = ptau.curve, ptau.power, GROUPS[section_id]
     source_id, top = SOURCE[section_id], ptau.power + (1 if section_id == 12 else 0)
     size = section_points(section_id, power) * point_bytes(curve, group)
     write_section_header(out, section_id, size)
-    stored = section_points(source_id, power)
-    powers = ptau.points(source_id, 0, min(stored, 1 << top), host=decoder).limbs
-    identity = np.zeros((1, *powers.shape[1:]), np.uint64)
-    table = np.concatenate([powers, identity])  # index −1: the point at infinity snarkjs pads with
+    count = min(section_points(source_id, power), 1 << top)
+    stored = has_capability(ntt, STORED_POINT_NTT)
+    powers = ptau.raw(source_id, 0, count) if stored else ptau.points(source_id, 0, count, host=decoder).limbs
+    table = np.concatenate([powers, np.zeros((1, *powers.shape[1:]), powers.dtype)])  # −1: the zero snarkjs pads with
     for log_n in range(top + 1):
         sources = np.array([-1 if k is None else k for k in lagrange_sources(log_n, power, source_id == 2)], np.int64)
         omega = ffjavascript_root(curve.Fr, 1 << log_n).value
-        block = cast(SupportsPointNtt, ntt).point_ntt(curve, group, table[sources], omega, inverse=True)
-        write_points(out, curve, group, block)
+        block = limbs.take_rows(table, sources % len(table))
+        if not stored:
+            write_points(
+                out, curve, group, cast(SupportsPointNtt, ntt).point_ntt(curve, group, block, omega, inverse=True)
+            )
+            continue
+        result, bad = cast(SupportsStoredPointNtt, ntt).point_ntt_stored(curve, group, block, omega, inverse=True)
+        if result is None:
+            raise ptau.point_error(source_id, int(sources[bad]))
+        out.write(memoryview(np.ascontiguousarray(result)))
 
 
 __all__ = ["SOURCE", "Prepared", "prepare_phase2", "write_lagrange_section"]

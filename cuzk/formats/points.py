@@ -146,7 +146,7 @@ class PointDecoder:
     def encode(self, array: np.ndarray) -> np.ndarray:
         """Canonical limbs (n, 2, L) / (n, 2, 2, L) → (n, point_bytes) uint8 in Montgomery form (infinity: zeros)."""
         n, coords = array.shape[0], coordinate_count(self.group)
-        flat = np.ascontiguousarray(array, dtype=np.uint64).reshape(n * coords, -1)
+        flat = np.ascontiguousarray(array, dtype=np.uint64).reshape(n * coords, self.fq.n8 // 8)
         return to_montgomery(self.fq, flat).reshape(n, coords * self.fq.n8)
 
 

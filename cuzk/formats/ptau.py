@@ -33,7 +33,7 @@ import numpy as np
 
 from cuzk.backends.protocol import Backend
 from cuzk.formats.binfile import BinFile, Cursor
-from cuzk.formats.errors import CurveMismatchError, InvalidPointError
+from cuzk.formats.errors import CurveMismatchError, FormatError, InvalidPointError
 from cuzk.formats.points import PointDecoder, PointTable, decode_table, point_bytes
 from cuzk.formats.zkey import read_base_curve
 from cuzk.reference.curves import Curve, Point
@@ -143,10 +143,18 @@ class Ptau:
         raw = self.raw(section_id, start, count)
         array, bad = decode_table(PointDecoder(self.curve, group), raw, check=check, host=host)
         if bad is not None:
-            section = self.file.section(section_id)
-            offset = section.offset + (start + bad.index) * raw.shape[1]
-            raise self.file.error(f"point {start + bad.index}: {bad.problem}", section, offset, InvalidPointError)
+            raise self.point_error(section_id, start + bad.index, bad.problem)
         return PointTable(self.curve, group, array)
+
+    def point_error(self, section_id: int, index: int, problem: str | None = None) -> FormatError:
+        """The error of point ``index`` of a section, at its offset: ``problem``, or what the decoder finds wrong
+        with it when None (a point a device's check rejected)."""
+        if problem is None:
+            _, bad = PointDecoder(self.curve, GROUPS[section_id]).decode(self.raw(section_id, index, 1))
+            problem = bad.problem if bad is not None else "rejected by the backend's check"
+        section = self.file.section(section_id)
+        offset = section.offset + index * point_bytes(self.curve, GROUPS[section_id])
+        return self.file.error(f"point {index}: {problem}", section, offset, InvalidPointError)
 
     def lagrange(self, section_id: int, log_n: int, *, host: Backend | None = None) -> PointTable:
         """The block of domain 2^log_n of a Lagrange section (12–15): its 2^log_n points."""
@@ -160,9 +168,7 @@ class Ptau:
         raw = self.raw(section_id, index, 1)
         points, bad = PointDecoder(self.curve, GROUPS[section_id]).decode_points(raw)
         if bad is not None:
-            section = self.file.section(section_id)
-            offset = section.offset + index * raw.shape[1]
-            raise self.file.error(f"point {index}: {bad.problem}", section, offset, InvalidPointError)
+            raise self.point_error(section_id, index, bad.problem)
         return points[0]
 
     def contribution_points(self, contribution: Contribution) -> list[Point]:

@@ -1,6 +1,8 @@
 """POINT_NTT on every backend that offers it (one parametrized body): the same points as the reference's
 :func:`~cuzk.reference.point_ntt.point_ntt` in both directions, on both curves and groups, with points at infinity,
-over ffjavascript's root and the reference's; the inputs it must refuse, with typed errors."""
+over ffjavascript's root and the reference's; the inputs it must refuse, with typed errors. STORED_POINT_NTT the
+same on a file's stored words (the oracle: the reference's transform between the file decoder's decode and
+encode), and its bad points found."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import pytest
 
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError
-from cuzk.backends.protocol import POINT_NTT, has_capability
+from cuzk.backends.protocol import POINT_NTT, STORED_POINT_NTT, has_capability
 from cuzk.backends.registry import get_backend, registered_backends
+from cuzk.formats.points import PointDecoder
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import CuzkError
 from cuzk.reference.ntt import domain_root
@@ -24,12 +27,12 @@ by_curve = pytest.mark.parametrize("curve", CURVES, ids=lambda c: c.name)
 by_backend = pytest.mark.parametrize("name", registered_backends())
 
 
-def backend(name: str):
-    """The backend, when it runs here and offers POINT_NTT; else skipped with the reason."""
+def backend(name: str, capability: str = POINT_NTT):
+    """The backend, when it runs here and offers ``capability``; else skipped with the reason."""
     usable_or_skip(name)
     b = get_backend(name)
-    if not has_capability(b, POINT_NTT):
-        pytest.skip(f"the {name} backend does not offer {POINT_NTT}")
+    if not has_capability(b, capability):
+        pytest.skip(f"the {name} backend does not offer {capability}")
     return b
 
 
@@ -85,6 +88,40 @@ def test_rejects_bad_input(name: str) -> None:
         b.point_ntt(curve, "g1", noncanonical, omega)
     with pytest.raises(CuzkError):
         b.point_ntt(curve, "g3", points, omega)
+
+
+@by_backend
+@by_curve
+@pytest.mark.parametrize(("group", "n"), [("g1", 1), ("g1", 16), ("g2", 8)])
+@pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
+def test_stored_form_matches_reference(name: str, curve: Curve, group: str, n: int, inverse: bool) -> None:
+    b, codec = backend(name, STORED_POINT_NTT), PointDecoder(curve, group)
+    points = points_of(curve, group, n, seed=n + 1)
+    omega = ffjavascript_root(curve.Fr, n)
+    expected = codec.encode(as_limbs(curve, group, point_ntt(points, omega, inverse=inverse)))
+    got, bad = b.point_ntt_stored(
+        curve, group, codec.encode(as_limbs(curve, group, points)), omega.value, inverse=inverse
+    )
+    assert bad == -1 and got is not None
+    assert got.dtype == np.uint8 and np.array_equal(got, expected)
+
+
+@by_backend
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_stored_form_finds_the_first_bad_point(name: str, group: str) -> None:
+    """A coordinate not below q (at index 5) and a point off the curve (at 2): the first bad index, no result."""
+    b, curve, codec = backend(name, STORED_POINT_NTT), BLS12_381, PointDecoder(BLS12_381, group)
+    stored = codec.encode(as_limbs(curve, group, points_of(curve, group, 8, seed=3)))
+    omega = ffjavascript_root(curve.Fr, 8).value
+    n8 = codec.fq.n8
+    unreduced = stored.copy()
+    unreduced[5, :n8] = np.frombuffer(curve.q.to_bytes(n8, "little"), np.uint8)
+    assert b.point_ntt_stored(curve, group, unreduced, omega) == (None, 5)
+    off_curve = unreduced.copy()
+    off_curve[2, 0] ^= 1
+    assert b.point_ntt_stored(curve, group, off_curve, omega) == (None, 2)
+    with pytest.raises(BackendInputError):
+        b.point_ntt_stored(curve, group, stored.view(np.uint64), omega)
 
 
 @by_curve

@@ -1,7 +1,8 @@
 """``cuzk powersoftau prepare phase2`` without node: the committed ceremonies of tests/fixtures/ptau (2^7, made by
 snarkjs including its ``prepare phase2``) cut back to sections 1–7, prepared again by cuzk, must come out byte for
 byte as snarkjs wrote them, on every backend with POINT_NTT (the pure-Python reference in the slow run only: about
-a minute per curve). And the command's refusals: its input as output, a file that is not a ptau, a truncated one."""
+a minute per curve). And the command's refusals: its input as output, a file that is not a ptau, a truncated one,
+a point of the powers off its curve."""
 
 from __future__ import annotations
 
@@ -16,9 +17,10 @@ from cuzk.backends.registry import get_backend, registered_backends
 from cuzk.cli import main
 from cuzk.engine.prepare_phase2 import prepare_phase2
 from cuzk.formats.binfile import BinFile
-from cuzk.formats.errors import FormatError
+from cuzk.formats.errors import FormatError, InvalidPointError
 from cuzk.formats.outputs import OutputPathError
-from cuzk.formats.ptau import MAGIC, SECTIONS
+from cuzk.formats.points import point_bytes
+from cuzk.formats.ptau import GROUPS, MAGIC, SECTIONS, read_ptau
 from tests._suite_backends import usable_or_skip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ptau"
@@ -94,3 +96,30 @@ def test_refuses_bad_input(cli: Callable[..., tuple[int, str, str]], tmp_path: P
         assert not target.exists()
         with pytest.raises(FormatError):
             prepare_phase2(bad, target)
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+@pytest.mark.parametrize(("section_id", "index"), [(2, 200), (3, 5)])
+def test_a_bad_power_is_named(name: str, section_id: int, index: int, tmp_path: Path) -> None:
+    """A point of the powers off its curve (a byte of x flipped): an InvalidPointError naming the section and the
+    point on every backend (a GPU's finds it on the device), no output left behind."""
+    usable_or_skip(name)
+    if not has_capability(get_backend(name), POINT_NTT):
+        pytest.skip(f"the {name} backend does not offer {POINT_NTT}")
+    source = phase1_only(FIXTURES / "bn128" / "pot7.ptau", tmp_path / "pot7_phase1.ptau")
+    ptau = read_ptau(source)
+    offset = ptau.file.section(section_id).offset + index * point_bytes(ptau.curve, GROUPS[section_id])
+    data = bytearray(source.read_bytes())
+    data[offset] ^= 1
+    source.write_bytes(bytes(data))
+    target = tmp_path / "out.ptau"
+    with pytest.raises(
+        InvalidPointError, match=f"point {index}: the point is not on bn254.G{section_id - 1}"
+    ) as raised:
+        prepare_phase2(source, target, backend=name)
+    assert (
+        raised.value.offset == offset
+        and raised.value.section is not None
+        and f"section {section_id}" in str(raised.value)
+    )
+    assert not target.exists()
