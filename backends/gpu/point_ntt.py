@@ -43,14 +43,31 @@ XYZZ_COORDINATES = 4  # X, Y, ZZ, ZZZ: twice the affine point's size
 def device_bytes(curve: Curve, group: str, n: int) -> int:
     """Device memory of a transform of n points: the upload (reused for the output), the XYZZ points, the split
     twiddles."""
-    point = int(np.prod(limbs.point_shape(curve, group))) * 8
-    return n * point * (1 + XYZZ_COORDINATES // 2) + (max(1, n // 2) + 1) * glv_layout(curve, group).record_bytes
+    return (
+        n * _point_bytes(curve, group) * (1 + XYZZ_COORDINATES // 2)
+        + (max(1, n // 2) + 1) * glv_layout(curve, group).record_bytes
+    )
+
+
+def _point_bytes(curve: Curve, group: str) -> int:
+    return int(np.prod(limbs.point_shape(curve, group))) * 8
 
 
 def montgomery(curve: Curve, value: int) -> np.ndarray:
     """An Fr element in Montgomery form (R = 2^256 on both APIs) as one (1, 4) row of limbs, for a kernel argument."""
     fr = curve_constants(curve, 64).fr
     return limbs.ints_to_limbs([fr.to_montgomery(value % curve.r)], limbs.FR_LIMBS)
+
+
+def check_memory(curve: Curve, group: str, n: int, memory: Memory) -> None:
+    """DeviceMemoryError unless a transform of n points fits the device (it is not cut into chunks)."""
+    need, xyzz = device_bytes(curve, group, n), XYZZ_COORDINATES // 2 * n * _point_bytes(curve, group)
+    if need > memory.budget or xyzz > memory.max_alloc:
+        raise DeviceMemoryError(
+            f"a point NTT of {n} {group} points needs {need} bytes of device memory ({memory.budget} free, "
+            f"{memory.max_alloc} in one allocation); it is not cut into chunks: use a device with more memory or "
+            "the cpu backend"
+        )
 
 
 def queue_point_ntt(
@@ -70,13 +87,8 @@ def queue_point_ntt(
     n = len(points)
     if n == 0:
         return ready((np.array(points, copy=True), -1))
-    need, point_bytes = device_bytes(curve, group, n), points[0].nbytes
-    if need > memory.budget or XYZZ_COORDINATES // 2 * n * point_bytes > memory.max_alloc:
-        raise DeviceMemoryError(
-            f"a point NTT of {n} {group} points needs {need} bytes of device memory ({memory.budget} free, "
-            f"{memory.max_alloc} in one allocation); it is not cut into chunks: use a device with more memory or "
-            "the cpu backend"
-        )
+    check_memory(curve, group, n, memory)
+    point_bytes = _point_bytes(curve, group)
     g, program, log_n, half_count = group, PROGRAMS[group], n.bit_length() - 1, max(1, n // 2)
     layout = glv_layout(curve, group)
     source = ctx.upload(np.ascontiguousarray(points))
