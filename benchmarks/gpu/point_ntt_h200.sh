@@ -4,13 +4,20 @@
 # of G2 per curve and size (SIZES, default 16,18,20,22; wall and device seconds after a warm-up call that builds the
 # programs, which NVRTC compiles on first use until the prebuilt files include them). PTAU=P (default: none) also
 # makes a synthetic phase-1 ptau of 2^P on the device and times `prepare phase2` on cuda (CHECK_CPU=1 compares the
-# file with the cpu backend's: small P only). Logs in $OUT/point_ntt_logs.tgz; the summaries last.
+# file with the cpu backend's: small P only). BUILD=1 first rebuilds the prebuilt CUDA programs (after a kernel
+# changed; packed into $OUT/prebuilt.tgz). Logs in $OUT/point_ntt_logs.tgz; the summaries last.
 #     bash benchmarks/gpu/point_ntt_h200.sh
 #     SIZES=16,18 PTAU=18 bash benchmarks/gpu/point_ntt_h200.sh
+#     BUILD=1 SIZES=16 PTAU=22 bash benchmarks/gpu/point_ntt_h200.sh
 set -uo pipefail
 OUT=${OUT:-out}; LOGS="$OUT/point_ntt_logs"; mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || exit 1
+if [[ ${BUILD:-0} == 1 ]]; then
+  rm -rf backends/cuda/prebuilt
+  /usr/bin/time -f "prebuilt programs rebuilt: %e s wall" python3 -m cuzk.backends.cuda.prebuilt 2>&1 | tail -1
+  tar czf "$OUT/prebuilt.tgz" backends/cuda/prebuilt
+fi
 CUPY_CACHE_DIR=$(mktemp -d)
 export CUPY_CACHE_DIR
 timeout 400 python3 -m pytest -q -p no:cacheprovider -p no:randomly tests/backends/test_point_ntt.py \
@@ -20,7 +27,7 @@ timeout 400 python3 benchmarks/gpu/point_ntt.py transforms --backend cuda --size
   > "$LOGS/transforms.txt" 2>&1
 if [[ -n ${PTAU:-} ]]; then
   WORK=$(mktemp -d)
-  timeout 580 python3 benchmarks/gpu/point_ntt.py ptau --backend cuda --power "$PTAU" --dir "$WORK" \
+  timeout "${PTAU_TIMEOUT:-580}" python3 benchmarks/gpu/point_ntt.py ptau --backend cuda --power "$PTAU" --dir "$WORK" \
     ${CHECK_CPU:+--check-cpu} > "$LOGS/ptau.txt" 2>&1
   rm -rf "$WORK"
 fi
