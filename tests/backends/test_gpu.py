@@ -177,12 +177,16 @@ def test_msm_over_bases_in_several_allocations_reads_each_pieces_scalars(
     np.testing.assert_array_equal(got, limbs.point_to_limbs(BN254, "g2", expected))
 
 
-@pytest.mark.parametrize("window", [13, 17, 20])
+# 20 (MAX_DEFAULT_WINDOW, 2^19 buckets a row: half a minute on PoCL) runs with -m slow: its plan has the shape of 13's
+# and 17's (one chunk, every row's bucket sums held at once, no lead, 77 or 1 segments a row), which run by default.
+@pytest.mark.parametrize("window", [13, 17, pytest.param(20, marks=pytest.mark.slow)])
 def test_msm_uneven_segments_and_full_top_window(
     backend: DeviceBackend, curve: Curve, window: int, rng: random.Random
 ) -> None:
     """Many bucket work-items over few points and buckets (ranges that start and end inside buckets, ragged
-    segment counts for the fold tree), repeated bases, and wide windows whose top window holds a few full buckets."""
+    segment counts for the fold tree: 50 and 63 or 67 a row, and 1), repeated bases, and wide windows whose top
+    window holds a few full buckets (17 on BLS12-381: the top window holds only the carry, so bucket 1 spans 26 of
+    its 63 ranges: the edges' far branch). The widest default window (20) adds no other branch: it runs with -m slow."""
     wide = fresh(backend, parallel_items=997)
     bases = np.tile(bases_of(curve, "g1", 50), (6, 1, 1))
     values = [rng.randrange(curve.r) for _ in range(len(bases))]
