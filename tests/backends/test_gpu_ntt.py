@@ -94,10 +94,12 @@ def test_ntt_in_several_passes(
 @pytest.mark.parametrize(
     ("log_n", "max_stages", "stages"),
     [
-        (12, 10, [8, 4]),
-        (16, 10, [8, 8]),
+        (12, 10, [8, 4]),  # first pass (0, 8, 2)
+        (12, 10, [4, 8]),  # later pass (4, 8, 2): a later pass of 8 stages in runs of 4
+        pytest.param(16, 10, [8, 8], marks=pytest.mark.slow),  # (0, 8, 2) and (·, 8, 2): the two cases above
         pytest.param(16, 8, [8, 8], marks=pytest.mark.slow),  # the same two runs of 8 as the case above
-        (15, 9, [6, 9]),
+        (12, 9, [3, 9]),  # later pass (3, 9, 0): a whole tile of stages, runs of 1
+        pytest.param(15, 9, [6, 9], marks=pytest.mark.slow),  # (·, 9, 0) above, (0, 6, 3) in several_passes[12-9]
         (11, 5, [3, 4, 4]),
         (9, 4, [1, 4, 4]),
     ],
@@ -107,7 +109,11 @@ def test_ntt_first_pass_in_runs(
 ) -> None:
     """A first pass of fewer stages than the tile holds reads its input in runs of 2^c elements (c = max_stages − r,
     2^c groups a tile) and writes 2^c runs: against the reference in every mode, the coset's load table included.
-    Tiles smaller than 2^10 run in smaller work-groups (a work-item per four elements)."""
+    Tiles smaller than 2^10 run in smaller work-groups (a work-item per four elements). The 2^15 and 2^16 cases run
+    with -m slow (their reference NTTs take seconds each): each of their passes' (r, c), as a first or a later and
+    last pass, runs by default at 2^12 (here, and (0, 6, 3) in test_ntt_in_several_passes[12-9]). The kernel
+    branches on r, c and on whether a pass is the first or the last; n and a later pass's first stage enter only
+    its index arithmetic (masks and shifts), the same at any size."""
     plan = ntt_device.passes(log_n, max_stages, stages)
     assert plan[0] == (0, stages[0], max_stages - stages[0]) and [r for _, r, _ in plan] == stages
     values = random_values(curve, 1 << log_n, rng)
