@@ -5,6 +5,7 @@ points off the curve or not reduced; and a .zkey's coefficients (stored c·R²) 
 from __future__ import annotations
 
 import random
+from functools import cache
 
 import numpy as np
 import pytest
@@ -31,15 +32,27 @@ def backend(name: str):
     return b
 
 
-def stored_points(curve: Curve, group: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """(the canonical limbs, the stored words) of n random points of ``group``, every fifth at infinity (the words
-    as a uint64 view, to edit; ``as_bytes`` gives them as a file holds them)."""
+@cache
+def _stored_points(curve: Curve, group: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`stored_points`, made once per run and arguments: the points P + i·S for random P and S (two scalar
+    multiplications, then an addition a point: random G2 multiples took seconds a test in pure Python)."""
     rng = random.Random(seed)
     grp = limbs.group_of(curve, group)
-    points = [grp.identity() if i % 5 == 3 else grp.generator * rng.randrange(1, curve.r) for i in range(n)]
+    point, step = (grp.generator * rng.randrange(1, curve.r) for _ in range(2))
+    points = []
+    for i in range(n):
+        points.append(grp.identity() if i % 5 == 3 else point)
+        point = point + step
     canonical = limbs.points_to_limbs(curve, group, points)
     raw = PointDecoder(curve, group).encode(canonical)
     return canonical, raw.view("<u8").reshape(canonical.shape).astype(np.uint64)
+
+
+def stored_points(curve: Curve, group: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the canonical limbs, the stored words) of n distinct points of ``group``, every fifth at infinity (the words
+    as a uint64 view, to edit; ``as_bytes`` gives them as a file holds them): copies, the tests edit them."""
+    canonical, words = _stored_points(curve, group, n, seed)
+    return canonical.copy(), words.copy()
 
 
 def as_bytes(words: np.ndarray) -> np.ndarray:
