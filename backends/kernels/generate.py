@@ -1,8 +1,8 @@
 """Generate the kernel source of one program, for one curve and one API, from the templates beside this file.
 
-The C templates (``field.c``, ``field_f64.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``ntt.c``,
-``field_ops.c``, ``sparse.c``, ``tower.c``, ``pairing.c``, ``point_ntt.c``) are written once against a few names the
-API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``,
+The C templates (``field.c``, ``field_f64.c``, ``fq2.c``, ``ec.c``, ``msm_digits.c``, ``msm.c``, ``bits.c``,
+``ntt.c``, ``field_ops.c``, ``sparse.c``, ``tower.c``, ``pairing.c``, ``point_ntt.c``) are written once against the
+names the API preludes define (``limb_t``, ``KERNEL``, ``GLOBAL``, ``LOCAL``, the carry-chain primitives ``mad_lo_cc``,
 ``addc``, …; ``prelude_opencl.h`` and ``prelude_cuda.h``), with ``${f}``/``${F}`` standing for a field's prefix (fq,
 fr, fq2) and ``${g}``/``${G}`` for a group's (g1, g2). The constants between the prelude and the templates are
 printed from :mod:`cuzk.backends.kernels.constants` (and the point NTT's GLV constants from
@@ -65,18 +65,26 @@ PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
         ("field_ops.c", _FQ),
         ("field_ops.c", _FR),
     ),
-    "ntt": (("field.c", _FR), ("field_f64.c", _FR), ("fr_tables", {}), ("ntt.c", {})),
+    "ntt": (("field.c", _FR), ("field_f64.c", _FR), ("fr_tables", {}), ("bits.c", {}), ("ntt.c", {})),
     "msm_g1": (("field.c", _FQ), ("msm_digits.c", {}), ("ec.c", _G1), ("msm.c", _G1)),
     "msm_g2": (("field.c", _FQ), ("fq2.c", {}), ("msm_digits.c", {}), ("ec.c", _G2), ("msm.c", _G2)),
     "sparse": (("field.c", _FR), ("sparse.c", {})),
     "pairing": (("field.c", _FQ), ("fq2.c", {}), ("pairing_tables", {}), ("tower.c", {}), ("pairing.c", {})),
-    "point_ntt_g1": (("field.c", _FQ), ("field.c", _FR), ("ec.c", _G1), ("glv_g1", {}), ("point_ntt.c", _G1)),
+    "point_ntt_g1": (
+        ("field.c", _FQ),
+        ("field.c", _FR),
+        ("ec.c", _G1),
+        ("glv_g1", {}),
+        ("bits.c", {}),
+        ("point_ntt.c", _G1),
+    ),
     "point_ntt_g2": (
         ("field.c", _FQ),
         ("field.c", _FR),
         ("fq2.c", {}),
         ("ec.c", _G2),
         ("glv_g2", {}),
+        ("bits.c", {}),
         ("point_ntt.c", _G2),
     ),
 }

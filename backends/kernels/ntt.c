@@ -35,16 +35,6 @@ DEVICE fr_t fr_pow_u32(fr_t a, u32 e) {
   return r;
 }
 
-/* The low `bits` bits of i read backwards (bits ≤ 32; higher bits of i are ignored). */
-DEVICE u32 ntt_bit_reverse(u32 i, u32 bits) {
-  i = ((i >> 1) & 0x55555555u) | ((i & 0x55555555u) << 1);
-  i = ((i >> 2) & 0x33333333u) | ((i & 0x33333333u) << 2);
-  i = ((i >> 4) & 0x0f0f0f0fu) | ((i & 0x0f0f0f0fu) << 4);
-  i = ((i >> 8) & 0x00ff00ffu) | ((i & 0x00ff00ffu) << 8);
-  i = (i >> 16) | (i << 16);
-  return bits ? i >> (32 - bits) : 0;
-}
-
 /* The bases of the tables: 0 ω_n, 1 ω_n⁻¹, 2 g, 3 g⁻¹, 4 ω_2n (n = 2^log_n). */
 DEVICE fr_t ntt_table_base(u32 which, u32 log_n) {
   switch (which) {
@@ -96,12 +86,12 @@ DEVICE u32 ntt_index(u32 tile_id, u32 e, u32 first, u32 r, u32 c) {
  * x[rev_r(j)·2^(log n − r) + group·2^c + k] (k < 2^c), and goes to y[rev_c(k)·2^(log n − c) + rev(group)·2^r + j]
  * (so the runs written are 2^r long). With c = 0 the tile is one group read at stride 2^(log n − r). */
 DEVICE u32 ntt_head_source(u32 group, u32 e, u32 log_n, u32 r, u32 c) {
-  return (ntt_bit_reverse(e >> c, r) << (log_n - r)) | (group << c) | (e & ((1u << c) - 1));
+  return (bit_reverse(e >> c, r) << (log_n - r)) | (group << c) | (e & ((1u << c) - 1));
 }
 
 DEVICE u32 ntt_head_target(u32 group, u32 e, u32 log_n, u32 r, u32 c) {
   u32 k = e & ((1u << c) - 1);
-  return (c ? ntt_bit_reverse(k, c) << (log_n - c) : 0) | (ntt_bit_reverse(group, log_n - r - c) << r) | (e >> c);
+  return (c ? bit_reverse(k, c) << (log_n - c) : 0) | (bit_reverse(group, log_n - r - c) << r) | (e >> c);
 }
 
 /* Where tile element e of pass (first, r, c) is written to. */
@@ -163,7 +153,7 @@ KERNEL void fr_ntt_factors(GLOBAL fr_t *out, GLOBAL const fr_t *roots_lo, GLOBAL
   if (i >= (1u << (first + r))) return;
   u32 e = i & ((1u << t) - 1);
   u32 lo = ((i >> t) << c) | (e & ((1u << c) - 1));
-  u32 power = (lo * ntt_bit_reverse(e >> c, r)) << (log_n - first - r);
+  u32 power = (lo * bit_reverse(e >> c, r)) << (log_n - first - r);
   out[i] = fr_mul(roots_lo[power & ((1u << roots_log) - 1)], roots_hi[power >> roots_log]);
 }
 

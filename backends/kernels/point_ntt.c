@@ -14,16 +14,6 @@ typedef struct {
   u32 negative;        /* bit 0: k₁ < 0, bit 1: k₂ < 0 */
 } glv_scalar_t;
 
-/* The low `bits` bits of i read backwards (bits ≤ 32). */
-DEVICE u32 pntt_bit_reverse(u32 i, u32 bits) {
-  i = ((i >> 1) & 0x55555555u) | ((i & 0x55555555u) << 1);
-  i = ((i >> 2) & 0x33333333u) | ((i & 0x33333333u) << 2);
-  i = ((i >> 4) & 0x0f0f0f0fu) | ((i & 0x0f0f0f0fu) << 4);
-  i = ((i >> 8) & 0x00ff00ffu) | ((i & 0x00ff00ffu) << 8);
-  i = (i >> 16) | (i << 16);
-  return bits ? i >> (32 - bits) : 0;
-}
-
 /* out = a·b mod 2^256 (8 words each): two's complement products are the products of the signed values. */
 DEVICE void glv_mul_low(const u32 *a, const u32 *b, u32 *out) {
   u32 r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -171,7 +161,7 @@ KERNEL void ${g}_pntt_load(GLOBAL const ${g}_affine_t *in, GLOBAL ${g}_xyzz_t *p
   if (i >= (1u << log_n)) return;
   ${g}_affine_t a = in[i];
   if (stored && !(${f}_is_reduced(a.x) && ${f}_is_reduced(a.y) && ${g}_affine_on_curve(a))) ATOMIC_MIN(bad, i);
-  points[pntt_bit_reverse(i, log_n)] = ${g}_from_affine(stored ? a : ${g}_affine_to_mont(a));
+  points[bit_reverse(i, log_n)] = ${g}_from_affine(stored ? a : ${g}_affine_to_mont(a));
 }
 
 /* One stage: butterfly b pairs i = (b / span)·2·span + k and i + span, k = b mod span, twiddle ω^(k·stride). */
