@@ -17,7 +17,9 @@ the cpu backend and compares the files byte for byte (small P only: the cpu take
 from __future__ import annotations
 
 import argparse
+import cProfile
 import filecmp
+import pstats
 import struct
 import sys
 import time
@@ -112,9 +114,15 @@ def time_ptau(args: argparse.Namespace) -> None:
         started = time.perf_counter()
         source = make_ptau(backend, curve, args.power, folder / f"phase1_{name}_{args.power}.ptau")
         print(f"{name}: made {source} in {time.perf_counter() - started:.1f} s", flush=True)
-        started = time.perf_counter()
-        done = prepare_phase2(source, folder / f"prepared_{name}_{args.power}.ptau", backend=backend, log=print)
+        started, target = time.perf_counter(), folder / f"prepared_{name}_{args.power}.ptau"
+        profile = cProfile.Profile() if args.profile else None
+        if profile is not None:
+            profile.enable()
+        done = prepare_phase2(source, target, backend=backend, log=print)
         wall = time.perf_counter() - started
+        if profile is not None:
+            profile.disable()
+            pstats.Stats(profile).sort_stats("tottime").print_stats(25)
         print(f"| {name} | 2^{args.power} | {done.backend} | prepare phase2 {wall:.2f} s | sections {done.seconds} |")
         if args.check_cpu:
             cpu = folder / f"prepared_{name}_{args.power}_cpu.ptau"
@@ -136,6 +144,7 @@ def main(argv: list[str] | None = None) -> None:
     ptau.add_argument("--power", type=int, default=16)
     ptau.add_argument("--dir", default=".")
     ptau.add_argument("--check-cpu", action="store_true", help="compare with the cpu backend's output")
+    ptau.add_argument("--profile", action="store_true", help="print prepare phase2's cProfile (by own time)")
     ptau.set_defaults(run=time_ptau)
     for sub in (transforms, ptau):
         sub.add_argument("--backend", default="cuda")
