@@ -21,8 +21,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import BinaryIO, cast
+from functools import partial
+from typing import Any, BinaryIO, cast
 
 import numpy as np
 
@@ -48,7 +50,7 @@ from cuzk.formats.ptau_write import (
     write_section,
     write_section_header,
 )
-from cuzk.reference.point_ntt import ffjavascript_root, lagrange_sources
+from cuzk.reference.point_ntt import CHUNK_POWER, ffjavascript_root
 
 SOURCE = {12: 2, 13: 3, 14: 4, 15: 5}  # each Lagrange section and the section of powers it comes from
 
@@ -98,7 +100,8 @@ def prepare_phase2(
 def write_lagrange_section(out: BinaryIO, ptau: Ptau, section_id: int, ntt: Backend, decoder: Backend | None) -> None:
     """Section 12–15: its blocks of 2^p, p = 0 … top, each the inverse NTT of the inputs snarkjs reads. On a backend
     with STORED_POINT_NTT the file's words go in and come out as they are (checked there); else they are decoded
-    on the host (by ``decoder``'s kernels, or numpy) and the results encoded again."""
+    on the host (by ``decoder``'s kernels, or numpy) and the results encoded again. A block is written on a thread
+    while the next one is transformed (one in flight: memory holds two blocks)."""
     curve, power, group = ptau.curve, ptau.power, GROUPS[section_id]
     source_id, top = SOURCE[section_id], ptau.power + (1 if section_id == 12 else 0)
     size = section_points(section_id, power) * point_bytes(curve, group)
@@ -106,20 +109,49 @@ def write_lagrange_section(out: BinaryIO, ptau: Ptau, section_id: int, ntt: Back
     count = min(section_points(source_id, power), 1 << top)
     stored = has_capability(ntt, STORED_POINT_NTT)
     powers = ptau.raw(source_id, 0, count) if stored else ptau.points(source_id, 0, count, host=decoder).limbs
-    table = np.concatenate([powers, np.zeros((1, *powers.shape[1:]), powers.dtype)])  # −1: the zero snarkjs pads with
-    for log_n in range(top + 1):
-        sources = np.array([-1 if k is None else k for k in lagrange_sources(log_n, power, source_id == 2)], np.int64)
-        omega = ffjavascript_root(curve.Fr, 1 << log_n).value
-        block = limbs.take_rows(table, sources % len(table))
-        if not stored:
-            write_points(
-                out, curve, group, cast(SupportsPointNtt, ntt).point_ntt(curve, group, block, omega, inverse=True)
-            )
-            continue
-        result, bad = cast(SupportsStoredPointNtt, ntt).point_ntt_stored(curve, group, block, omega, inverse=True)
-        if result is None:
-            raise ptau.point_error(source_id, int(sources[bad]))
-        out.write(memoryview(np.ascontiguousarray(result)))
+    with ThreadPoolExecutor(1, thread_name_prefix="cuzk-ptau-writer") as writer:
+        written: Future[Any] | None = None
+        for log_n in range(top + 1):
+            sources = source_rows(log_n, power, source_id == 2)
+            block, omega = gather(powers, sources), ffjavascript_root(curve.Fr, 1 << log_n).value
+            if stored:
+                result, bad = cast(SupportsStoredPointNtt, ntt).point_ntt_stored(
+                    curve, group, block, omega, inverse=True
+                )
+                if result is None:
+                    raise ptau.point_error(source_id, int(sources[bad]))
+                write: Callable[[], Any] = partial(out.write, memoryview(np.ascontiguousarray(result)))
+            else:
+                points = cast(SupportsPointNtt, ntt).point_ntt(curve, group, block, omega, inverse=True)
+                write = partial(write_points, out, curve, group, points)
+            if written is not None:
+                written.result()  # the previous block is out (and its error raised) before the next is queued
+            written = writer.submit(write)
+        if written is not None:
+            written.result()
 
 
-__all__ = ["SOURCE", "Prepared", "prepare_phase2", "write_lagrange_section"]
+def source_rows(log_n: int, power: int, tau_g1: bool) -> np.ndarray:
+    """:func:`~cuzk.reference.point_ntt.lagrange_sources` as an int64 array, −1 for the point at infinity, made by
+    numpy (the reference's list takes seconds at 2^22)."""
+    k = np.arange(1 << log_n, dtype=np.int64)
+    if not (tau_g1 and log_n == power + 1):
+        return k
+    chunk = 1 << min(log_n, CHUNK_POWER)
+    rows = (k // chunk) * (chunk - 1) + k % chunk
+    rows[k % chunk == chunk - 1] = -1
+    return rows
+
+
+def gather(powers: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """The rows ``sources`` of ``powers``, −1 a row of zeros (the point at infinity, as stored and as limbs): the
+    first rows themselves (a view) when they are 0 … n − 1."""
+    n = len(sources)
+    if n <= len(powers) and (n == 0 or (sources[0] == 0 and sources[-1] == n - 1 and bool((sources >= 0).all()))):
+        return powers[:n]
+    block = limbs.take_rows(powers, np.maximum(sources, 0))
+    block[sources < 0] = 0
+    return block
+
+
+__all__ = ["SOURCE", "Prepared", "gather", "prepare_phase2", "source_rows", "write_lagrange_section"]

@@ -10,17 +10,19 @@ import struct
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from cuzk.backends.protocol import POINT_NTT, has_capability
 from cuzk.backends.registry import get_backend, registered_backends
 from cuzk.cli import main
-from cuzk.engine.prepare_phase2 import prepare_phase2
+from cuzk.engine.prepare_phase2 import gather, prepare_phase2, source_rows
 from cuzk.formats.binfile import BinFile
 from cuzk.formats.errors import FormatError, InvalidPointError
 from cuzk.formats.outputs import OutputPathError
 from cuzk.formats.points import point_bytes
 from cuzk.formats.ptau import GROUPS, MAGIC, SECTIONS, read_ptau
+from cuzk.reference.point_ntt import lagrange_sources
 from tests._suite_backends import usable_or_skip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ptau"
@@ -123,3 +125,16 @@ def test_a_bad_power_is_named(name: str, section_id: int, index: int, tmp_path: 
         and f"section {section_id}" in str(raised.value)
     )
     assert not target.exists()
+
+
+@pytest.mark.parametrize(("log_n", "power"), [(0, 0), (1, 0), (3, 2), (7, 7), (8, 7), (16, 15), (17, 16), (18, 17)])
+def test_source_rows_are_the_references(log_n: int, power: int) -> None:
+    """The engine's numpy rows are the reference's lagrange_sources (None as −1), for every section kind, including
+    section 2's extra block read in chunks of 2^16 (power ≥ 16); gathering them gives the rows, zeros for −1."""
+    for tau_g1 in (False, True):
+        expected = [-1 if k is None else k for k in lagrange_sources(log_n, power, tau_g1)]
+        rows = source_rows(log_n, power, tau_g1)
+        assert rows.dtype == np.int64 and rows.tolist() == expected
+        table = np.arange(3 * len(rows), dtype=np.uint64).reshape(len(rows), 3) + 1
+        block = gather(table, rows)
+        assert np.array_equal(block[rows >= 0], table[rows[rows >= 0]]) and not block[rows < 0].any()
