@@ -19,7 +19,7 @@ import pytest
 
 from cuzk.backends import get_backend, limbs
 from cuzk.backends.cpu import CpuBackend, QuotientNotDivisibleError
-from cuzk.backends.protocol import BINARY_FIELD_OPS, CAPABILITIES, DEVICE, UNARY_FIELD_OPS
+from cuzk.backends.protocol import BINARY_FIELD_OPS, CAPABILITIES, DEVICE, STORED_POINT_NTT, UNARY_FIELD_OPS
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve, Point
 from cuzk.reference.errors import CuzkError, NotInvertibleError, UnsatisfiedConstraintError
@@ -309,8 +309,9 @@ def test_registered_and_described(cpu: CpuBackend) -> None:
     backend = get_backend("cpu")
     assert isinstance(backend, CpuBackend) and backend.priority == 100
     # every capability but a device's: it computes on the host; a file's stored words are its own Montgomery form,
-    # which it decodes (MONTGOMERY_FORM) or keeps as they are for its MSMs (STORED_BASES)
-    assert backend.capabilities == CAPABILITIES - {DEVICE}
+    # which it decodes (MONTGOMERY_FORM) or keeps as they are for its MSMs (STORED_BASES); the point NTT of stored
+    # words is a device's (STORED_POINT_NTT): on the host, prepare phase2 decodes around point_ntt
+    assert backend.capabilities == CAPABILITIES - {DEVICE, STORED_POINT_NTT}
     info = backend.describe()
     assert "threads" in info["device"] and info["threads"] >= 1
     assert {"numba", "llvmlite", "numpy"} <= set(info["versions"])
