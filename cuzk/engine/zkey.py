@@ -29,6 +29,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.protocol import DEVICE, STORED_BASES, Backend, has_capability
+from cuzk.backends.registry import resolve_backend
 from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.key_check import diagnose_failed_proof
 from cuzk.engine.prover import Prover
@@ -119,9 +120,12 @@ class ZkeyProver(Prover):
         are checked to fit together first (:func:`check_zkey_structure`: BadKeyError), unless ``key_checked``."""
         if not key_checked:
             check_zkey_structure(zkey)
-        self.zkey = zkey
-        super().__init__(zkey.proving_key(), backend, **options)
-        self.key_qap = qap_of_zkey(zkey, witness_backend(self.backend, from_key=True))
+        self.zkey, resolved = zkey, resolve_backend(backend)
+        # the key's A and B regrouped and sent to their backend while the prover readies the key's points
+        with ThreadPoolExecutor(1, thread_name_prefix="cuzk-qap") as pool:
+            qap = pool.submit(qap_of_zkey, zkey, witness_backend(resolved, from_key=True))
+            super().__init__(zkey.proving_key(), resolved, **options)
+            self.key_qap = qap.result()
 
     def prove_witness(
         self,
