@@ -147,7 +147,7 @@ def gather(powers: np.ndarray, sources: np.ndarray) -> np.ndarray:
     """The rows ``sources`` of ``powers``, −1 a row of zeros (the point at infinity, as stored and as limbs): the
     first rows themselves (a view) when they are 0 … n − 1."""
     n = len(sources)
-    if n <= len(powers) and (n == 0 or (sources[0] == 0 and sources[-1] == n - 1 and bool((sources >= 0).all()))):
+    if n <= len(powers) and np.array_equal(sources, np.arange(n)):
         return powers[:n]
     block = limbs.take_rows(powers, np.maximum(sources, 0))
     block[sources < 0] = 0
