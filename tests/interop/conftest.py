@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from .._shared_build import shared_folder
+
 REPO = Path(__file__).resolve().parents[2]
 CIRCUITS = Path(__file__).resolve().parent / "circuits"
 CURVES = ("bn128", "bls12381")
@@ -174,24 +176,34 @@ def circom(node_tools: NodeTools) -> Callable[[Path, Path, str], tuple[Path, Pat
     return lambda source, folder, prime: compile_circuit(node_tools, source, folder, prime)
 
 
+def build_snarkjs_run(tools: NodeTools, folder: Path, curve: str) -> None:
+    """Into ``folder``: the circuit compiled, its witness, a 2^8 ceremony, the .zkey, its verification key and a
+    snarkjs proof (the files of :class:`Artifacts`)."""
+    r1cs, _, wasm = compile_circuit(tools, CIRCUITS / "poseidon_preimage.circom", folder, curve)
+    (folder / "input.json").write_text(json.dumps(INPUT))
+    tools.run("snarkjs", "wtns", "calculate", wasm, "input.json", "witness.wtns", cwd=folder)
+    ptau = snarkjs_ceremony(tools, folder, curve, 8)
+    tools.run("snarkjs", "groth16", "setup", r1cs, ptau, "circuit_0.zkey", cwd=folder)
+    tools.run(
+        "snarkjs", "zkey", "contribute", "circuit_0.zkey", "circuit.zkey", "--name=cuzk", "-e=cuzk zkey", cwd=folder
+    )
+    tools.run("snarkjs", "zkey", "export", "verificationkey", "circuit.zkey", "verification_key.json", cwd=folder)
+    tools.run("snarkjs", "groth16", "prove", "circuit.zkey", "witness.wtns", "proof.json", "public.json", cwd=folder)
+
+
 @pytest.fixture(scope="session", params=CURVES)
 def snarkjs_run(
     request: pytest.FixtureRequest, node_tools: NodeTools, tmp_path_factory: pytest.TempPathFactory
 ) -> Artifacts:
+    """:func:`build_snarkjs_run` once per run and curve, its folder shared by the xdist workers (the ceremony and
+    setup take 18–25 s a curve; tests only read these files, each writes its own into its ``tmp_path``)."""
     curve: str = request.param
-    folder = tmp_path_factory.mktemp(f"snarkjs-{curve}")
-    r1cs, sym, wasm = compile_circuit(node_tools, CIRCUITS / "poseidon_preimage.circom", folder, curve)
-    (folder / "input.json").write_text(json.dumps(INPUT))
-    node_tools.run("snarkjs", "wtns", "calculate", wasm, "input.json", "witness.wtns", cwd=folder)
-    ptau = snarkjs_ceremony(node_tools, folder, curve, 8)
-    node_tools.run("snarkjs", "groth16", "setup", r1cs, ptau, "circuit_0.zkey", cwd=folder)
-    node_tools.run(
-        "snarkjs", "zkey", "contribute", "circuit_0.zkey", "circuit.zkey", "--name=cuzk", "-e=cuzk zkey", cwd=folder
+    folder = shared_folder(
+        tmp_path_factory, f"snarkjs-{curve}", lambda into: build_snarkjs_run(node_tools, into, curve)
     )
-    node_tools.run("snarkjs", "zkey", "export", "verificationkey", "circuit.zkey", "verification_key.json", cwd=folder)
-    node_tools.run(
-        "snarkjs", "groth16", "prove", "circuit.zkey", "witness.wtns", "proof.json", "public.json", cwd=folder
-    )
+    stem = "poseidon_preimage"
+    r1cs, sym, wasm = folder / f"{stem}.r1cs", folder / f"{stem}.sym", folder / f"{stem}_js" / f"{stem}.wasm"
+    ptau = folder / "pot.ptau"
     return Artifacts(
         curve,
         folder,
