@@ -18,8 +18,11 @@ from pathlib import Path
 import pytest
 
 
-def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
-    """``build(folder)`` once per run; the folder it filled, shared by every worker."""
+def shared_folder(
+    tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None], wait: bool = True
+) -> Path | None:
+    """``build(folder)`` once per run; the folder it filled, shared by every worker. ``wait=False``: None at once
+    where another worker holds the lock (it is building), instead of waiting for it."""
     if not os.environ.get("PYTEST_XDIST_WORKER"):
         folder = tmp_path_factory.mktemp(name)
         build(folder)
@@ -27,7 +30,10 @@ def shared_folder(tmp_path_factory: pytest.TempPathFactory, name: str, build: Ca
     root = tmp_path_factory.getbasetemp().parent
     folder, done = root / f"shared-{name}", root / f"shared-{name}.done"
     with open(root / f"shared-{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
         try:
             if not done.exists():
                 shutil.rmtree(folder, ignore_errors=True)

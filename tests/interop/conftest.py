@@ -196,11 +196,21 @@ def snarkjs_run(
     request: pytest.FixtureRequest, node_tools: NodeTools, tmp_path_factory: pytest.TempPathFactory
 ) -> Artifacts:
     """:func:`build_snarkjs_run` once per run and curve, its folder shared by the xdist workers (the ceremony and
-    setup take 18–25 s a curve; tests only read these files, each writes its own into its ``tmp_path``)."""
+    setup take 18–25 s a curve; tests only read these files, each writes its own into its ``tmp_path``). A worker
+    that finds its curve being built by another builds, meanwhile, another curve the run's tests use."""
     curve: str = request.param
-    folder = shared_folder(
-        tmp_path_factory, f"snarkjs-{curve}", lambda into: build_snarkjs_run(node_tools, into, curve)
-    )
+
+    def shared(curve: str, wait: bool) -> Path | None:
+        build = lambda into: build_snarkjs_run(node_tools, into, curve)  # noqa: E731
+        return shared_folder(tmp_path_factory, f"snarkjs-{curve}", build, wait)
+
+    folder = shared(curve, wait=False)
+    if folder is None:  # another worker builds this curve: meanwhile build another curve this run's tests use
+        used = {item.callspec.params.get("snarkjs_run") for item in request.session.items if hasattr(item, "callspec")}
+        for other in used.intersection(CURVES) - {curve}:
+            shared(other, wait=False)
+        folder = shared(curve, wait=True)
+    assert folder is not None
     stem = "poseidon_preimage"
     r1cs, sym, wasm = folder / f"{stem}.r1cs", folder / f"{stem}.sym", folder / f"{stem}_js" / f"{stem}.wasm"
     ptau = folder / "pot.ptau"
