@@ -274,19 +274,26 @@ class CuzkProof:
 
 @pytest.fixture(scope="session")
 def cuzk_proof(snarkjs_run: Artifacts, tmp_path_factory: pytest.TempPathFactory) -> CuzkProof:
-    """cuzk groth16 prove on snarkjs's .zkey and .wtns (with the 192-byte bellman proof too on BLS12-381)."""
-    folder = tmp_path_factory.mktemp(f"cuzk-{snarkjs_run.curve}")
-    bellman = folder / "proof.bin" if snarkjs_run.curve == "bls12381" else None
-    extra = ["--bellman-proof", str(bellman)] if bellman else []
-    done = run_cuzk_process(
-        "groth16",
-        "prove",
-        snarkjs_run.zkey,
-        snarkjs_run.wtns,
-        folder / "proof.json",
-        folder / "public.json",
-        "-v",
-        *extra,
-    )
-    assert done.returncode == 0, done.stderr
-    return CuzkProof(folder / "proof.json", folder / "public.json", bellman, done.stdout)
+    """cuzk groth16 prove on snarkjs's .zkey and .wtns (with the 192-byte bellman proof too on BLS12-381), once per
+    run and curve, shared by the xdist workers like ``snarkjs_run`` (its stdout kept beside, in stdout.txt)."""
+    bellman = "proof.bin" if snarkjs_run.curve == "bls12381" else None
+
+    def build(folder: Path) -> None:
+        extra = ["--bellman-proof", str(folder / bellman)] if bellman else []
+        done = run_cuzk_process(
+            "groth16",
+            "prove",
+            snarkjs_run.zkey,
+            snarkjs_run.wtns,
+            folder / "proof.json",
+            folder / "public.json",
+            "-v",
+            *extra,
+        )
+        assert done.returncode == 0, done.stderr
+        (folder / "stdout.txt").write_text(done.stdout)
+
+    folder = shared_folder(tmp_path_factory, f"cuzk-{snarkjs_run.curve}", build)
+    assert folder is not None
+    output = (folder / "stdout.txt").read_text()
+    return CuzkProof(folder / "proof.json", folder / "public.json", folder / bellman if bellman else None, output)
