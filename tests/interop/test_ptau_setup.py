@@ -31,6 +31,8 @@ from cuzk.formats.wtns import write_wtns
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 
+from .._shared_build import shared_folder
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CURVES = {"bn128": BN254, "bls12381": BLS12_381}
 SIZES = [("bn128", k) for k in (4, 6, 8, 10, 12)] + [("bls12381", k) for k in (4, 8, 12)]
@@ -96,13 +98,18 @@ def circuit_of_domain(curve: Curve, k: int, folder: Path) -> tuple[Path, Path]:
 
 @pytest.fixture(scope="module")
 def dev_ptau(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """dev_ptau(name, power): the development ptau, made once per run and shared by the xdist workers (its secrets
+    come from a fixed seed: every worker would write the same bytes)."""
     made: dict[tuple[str, int], Path] = {}
 
     def get(name: str, power: int) -> Path:
         if (name, power) not in made:
-            path = tmp_path_factory.mktemp("ptau") / f"{name}_{power}.ptau"
-            write_dev_ptau(path, CURVES[name], power)
-            made[name, power] = path
+            file = f"{name}_{power}.ptau"
+            folder = shared_folder(
+                tmp_path_factory, f"ptau-{name}-{power}", lambda into: write_dev_ptau(into / file, CURVES[name], power)
+            )
+            assert folder is not None
+            made[name, power] = folder / file
         return made[name, power]
 
     return get
