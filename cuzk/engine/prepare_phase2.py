@@ -82,7 +82,8 @@ def prepare_phase2(
     chosen = resolve_backend(backend)
     named = backend is not None and has_capability(chosen, POINT_NTT)
     ntt = chosen if named else host_backend(chosen, POINT_NTT)
-    decoder = montgomery_host(chosen)
+    # the host decodes only for a backend that cannot take the file's words (loading its kernels costs time)
+    decoder = None if has_capability(ntt, STORED_POINT_NTT) else montgomery_host(chosen)
     seconds: dict[int, float] = {}
     with atomic_outputs([target]) as (temporary,), open(temporary, "wb") as out:
         write_file_header(out)
