@@ -143,6 +143,12 @@ class PointDecoder:
         t = fq.mul(a[0], a[1])
         return fq.mul(fq.add(a[0], a[1]), fq.sub(a[0], a[1])), fq.add(t, t)
 
+    def problem(self, raw: np.ndarray) -> str:
+        """What is wrong with the one stored point ``raw`` ((1, point_bytes) uint8), found bad elsewhere (by a
+        backend's check on a device): the decoder's reason, told again for the error."""
+        _, bad = self.decode(raw)
+        return bad.problem if bad is not None else "rejected by the backend's check"
+
     def encode(self, array: np.ndarray) -> np.ndarray:
         """Canonical limbs (n, 2, L) / (n, 2, 2, L) → (n, point_bytes) uint8 in Montgomery form (infinity: zeros)."""
         n, coords = array.shape[0], coordinate_count(self.group)

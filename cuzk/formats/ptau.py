@@ -150,8 +150,7 @@ class Ptau:
         """The error of point ``index`` of a section, at its offset: ``problem``, or what the decoder finds wrong
         with it when None (a point a device's check rejected)."""
         if problem is None:
-            _, bad = PointDecoder(self.curve, GROUPS[section_id]).decode(self.raw(section_id, index, 1))
-            problem = bad.problem if bad is not None else "rejected by the backend's check"
+            problem = PointDecoder(self.curve, GROUPS[section_id]).problem(self.raw(section_id, index, 1))
         section = self.file.section(section_id)
         offset = section.offset + index * point_bytes(self.curve, GROUPS[section_id])
         return self.file.error(f"point {index}: {problem}", section, offset, InvalidPointError)

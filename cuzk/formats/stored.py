@@ -61,8 +61,7 @@ class StoredTable(PointTable):
 
     def bad_point(self, row: int) -> Exception:
         """The error for row ``row``, found bad elsewhere (on a device): its problem told again by the decoder."""
-        _, bad = PointDecoder(self.curve, self.group).decode(self.stored[row : row + 1])
-        return self._located(row, bad.problem if bad is not None else "rejected by the backend's check")
+        return self._located(row, PointDecoder(self.curve, self.group).problem(self.stored[row : row + 1]))
 
     def _located(self, row: int, problem: str) -> Exception:
         return self._locate(row if self._origins is None else int(self._origins[row]), problem)
