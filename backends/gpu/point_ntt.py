@@ -142,8 +142,9 @@ class PointNttWork:
     def _point_ntt_stored(
         self, curve: Curve, group: str, stored: np.ndarray, omega: int, inverse: bool
     ) -> tuple[np.ndarray | None, int]:
-        memory = self._memory()
-        out, bad = self._call(lambda ctx: queue_point_ntt(ctx, curve, group, stored, omega, inverse, memory, True))
+        out, bad = self._call(
+            lambda ctx: queue_point_ntt(ctx, curve, group, stored, omega, inverse, self._memory(), stored=True)
+        )
         return (None, bad) if bad >= 0 else (out, -1)
 
 
