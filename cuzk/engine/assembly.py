@@ -13,12 +13,13 @@ they run, so the group elements are the reference's and the bytes the same:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import DEVICE, PREPARED_BASES, STORED_BASES, Backend, has_capability
+from cuzk.backends.protocol import DEVICE, PREPARED_BASES, STORED_BASES, Backend, PreparedBases, has_capability
 from cuzk.backends.registry import host_backend
 from cuzk.engine.calls import Bases, TimedCalls
 from cuzk.engine.decoding import decoding_backend
@@ -26,20 +27,47 @@ from cuzk.engine.warm import kernels_ready
 from cuzk.formats.points import PointTable
 from cuzk.formats.stored import StoredTable
 from cuzk.reference.curves import Curve, Point
+from cuzk.reference.errors import ParameterError, ProvingKeyError
 from cuzk.reference.groth16 import Proof, ProvingKey
 
 Terms = dict[str, tuple[Bases, list[int]]]  # named sums Σ k_i·P_i over fixed points: (bases, [k_i])
 
 
+class ResidentTable(Sequence[Point]):
+    """A query made where it is used: bases a backend prepared when the key was made (a key of 2^27 constraints
+    made on the device, :func:`cuzk.engine.setup_arrays.setup_arrays`), with no copy on the host."""
+
+    def __init__(self, bases: PreparedBases) -> None:
+        self.bases = bases
+
+    def __len__(self) -> int:
+        return self.bases.n
+
+    def __getitem__(self, index: Any) -> Any:
+        raise ProvingKeyError(f"this query's points are kept by the {self.bases.backend} backend, not on the host")
+
+    def on(self, backend: Backend, curve: Curve, group: str) -> PreparedBases:
+        """The bases, when they are ``backend``'s for ``curve`` and ``group``."""
+        bases = self.bases
+        if (bases.backend, bases.curve, bases.group) != (backend.name, curve, group):
+            raise ParameterError(
+                f"the query's {bases.group} points of {bases.curve.name} are kept by the {bases.backend} backend; "
+                f"a {group} MSM of {curve.name} on the {backend.name} backend cannot use them"
+            )
+        return bases
+
+
 def prepare(
     calls: TimedCalls, backend: Backend, curve: Curve, group: str, points: Any, *, uses: int | None = None
 ) -> Bases:
-    """Points as ``backend``'s MSMs take them: a list of reference points, or a :class:`PointTable` whose limbs were
-    read in bulk from a file (a .zkey); handed to the backend to keep resident when it offers PREPARED_BASES. A
+    """Points as ``backend``'s MSMs take them: a list of reference points, a :class:`PointTable` whose limbs were
+    read in bulk from a file (a .zkey), or a :class:`ResidentTable` the backend already keeps; handed to the backend to keep resident when it offers PREPARED_BASES. A
     :class:`StoredTable` goes as the file stores it to a backend with STORED_BASES, which checks it there (the first
     bad point raises the reader's InvalidPointError); anything else decodes it on the host (on ``backend``'s own
     kernels when it has MONTGOMERY_FORM). ``uses``: the MSMs expected over the points (prepare_bases's hint; None:
     many)."""
+    if isinstance(points, ResidentTable):
+        return points.on(backend, curve, group)
     if isinstance(points, StoredTable) and has_capability(backend, STORED_BASES):
         handle, bad = calls.prepare_stored_bases(backend, curve, group, points.stored, points.check, uses)
         if handle is None:
