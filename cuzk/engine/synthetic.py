@@ -73,12 +73,9 @@ class ArrayCircuit:
         where A holds (i, 1) and B and C nothing."""
         ni = self.num_inputs
         one = limbs.ints_to_limbs([1] * ni, limbs.FR_LIMBS)
-        extended = [_append_rows(self.a, np.arange(ni, dtype=np.int64), one)]
-        empty = np.zeros((0, limbs.FR_LIMBS), dtype=np.uint64)
-        for indptr, columns, values in (self.b, self.c):
-            grown = np.concatenate([indptr, np.full(ni, indptr[-1], dtype=np.int64)])
-            extended.append((grown, columns, np.concatenate([values, empty])))
-        return extended[0], extended[1], extended[2]
+        a = _append_rows(self.a, np.arange(ni, dtype=np.int64), one)
+        b, c = ((np.concatenate([m[0], np.full(ni, m[0][-1], dtype=np.int64)]), m[1], m[2]) for m in (self.b, self.c))
+        return a, b, c  # B's and C's terms are shared with the circuit's, not copied
 
     def check(self, backend: Backend) -> None:
         """UnsatisfiedConstraintError naming the first constraint whose ⟨A_i,z⟩·⟨B_i,z⟩ ≠ ⟨C_i,z⟩ (SPARSE products and

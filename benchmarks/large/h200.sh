@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The large-proof benchmark (issue 27) on the GPU machine: the array setup's tests on cuda first, then
+# benchmarks/large/prove.py for each size of LOGS (default 20,22) and curve of CURVES (default bls12_381), one
+# process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
+# bounded by RUN_TIMEOUT seconds (default 300). Logs and JSON in $OUT/large/; the summary table last.
+#     LOGS=20,22 bash benchmarks/large/h200.sh
+#     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
+set -uo pipefail
+OUT=${OUT:-out}; LOGS_DIR="$OUT/large"; mkdir -p "$LOGS_DIR"
+export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
+python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || exit 1
+if [[ ${TESTS:-1} == 1 ]]; then
+  timeout 300 python3 -m pytest -q -p no:cacheprovider tests/engine/test_setup_arrays.py -k "cuda" -rs \
+    > "$LOGS_DIR/tests.txt" 2>&1
+  tail -2 "$LOGS_DIR/tests.txt"
+fi
+for curve in ${CURVES:-bls12_381}; do
+  for log in $(echo "${LOGS:-20,22}" | tr , ' '); do
+    name="$curve-2^$log"
+    /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
+      benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
+      --json "$LOGS_DIR/$name.json" > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
+    grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
+  done
+done
+python3 - "$LOGS_DIR" <<'PY'
+import json, pathlib, sys
+print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{'dev GB':>8}{'host GB':>8}  ok")
+for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
+    r = json.loads(path.read_text())
+    p, d = r.get("porep", {}), r.get("dense", {})
+    ok = p.get("verified") and d.get("verified")
+    print(f"{path.stem:<18}{r['made_s'].get('setup (key kept on device)', 0):>9.1f}{p.get('median_ms', 0):>10.1f}"
+          f"{d.get('median_ms', 0):>10.1f}{p.get('overhead_pct') or 0:>7.1f}{r['device_peak_gb']:>8.1f}"
+          f"{r['host_peak_gb']:>8.1f}  {ok}")
+PY

@@ -1,0 +1,151 @@
+"""One size of the large-proof benchmark (issue 27): a circuit of 2^k constraints made as arrays, its key made on
+the backend and kept there, then proofs of a PoRep-like and a dense witness, each verified.
+
+    python benchmarks/large/prove.py --curve bls12_381 --log 24 --backend cuda --proofs 3 --json out.json
+
+One size per process, so that the peak host memory (the process's maximum resident set) is this size's. The
+device's peak is sampled every 20 ms (CuPy's view of the device's free memory: the process's pools included).
+Printed: the seconds of each step of making the inputs, then per witness each proof's wall time, its ``prove``
+span, the engine's overhead (wall − the union of kernel spans, cuzk.engine.timing) and the phase table of the last
+proof; the last line is a JSON summary (also written to --json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from cuzk.backends.registry import get_backend
+from cuzk.engine.prover import Prover
+from cuzk.engine.setup_arrays import setup_arrays
+from cuzk.engine.synthetic import NUM_INPUTS, describe, gates
+from cuzk.engine.timing import Recorder, overhead, timings_table
+from cuzk.engine.verify import check_made_proof
+from cuzk.engine.witness import SparseQap, witness_backend
+from cuzk.reference.curves import curve_by_name
+from cuzk.reference.groth16 import random_toxic_waste
+
+
+class DevicePeak:
+    """The largest device memory in use (total − free) seen by a sampling thread; 0 without CuPy."""
+
+    def __init__(self, interval: float = 0.02) -> None:
+        self.peak, self._stop = 0, threading.Event()
+        try:
+            import cupy
+
+            self._info = cupy.cuda.runtime.memGetInfo
+        except ImportError:
+            return
+        threading.Thread(target=self._sample, args=(interval,), daemon=True).start()
+
+    def _sample(self, interval: float) -> None:
+        while not self._stop.is_set():
+            free, total = self._info()
+            self.peak = max(self.peak, total - free)
+            time.sleep(interval)
+
+    def stop(self) -> int:
+        self._stop.set()
+        return self.peak
+
+
+@contextmanager
+def step(log: dict[str, float], name: str) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    log[name] = round(time.perf_counter() - start, 3)
+    print(f"  {name:<28} {log[name]:9.2f} s", flush=True)
+
+
+def prove_witness(prover: Prover, qap: SparseQap, z: Any, proofs: int) -> tuple[list[float], Any, Recorder]:
+    """``proofs`` proofs of z; their wall seconds, the last proof and a recorder of the last one alone."""
+    walls, proof = [], None
+    for _ in range(proofs):
+        mark = prover.recorder.mark()
+        start = time.perf_counter()
+        w = prover.assign(z, qap)
+        proof = prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept, abc_kept=w.abc_kept)
+        walls.append(time.perf_counter() - start)
+    last = Recorder()
+    for span in prover.recorder.since(mark):
+        last.add(span.name, span.level, span.start, span.end, **span.args)
+    return walls, proof, last
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--curve", default="bls12_381")
+    parser.add_argument("--log", type=int, required=True, help="the domain is 2^LOG (constraints 2^LOG − 2)")
+    parser.add_argument("--backend", default="cuda")
+    parser.add_argument("--witness", default="porep,dense")
+    parser.add_argument("--proofs", type=int, default=3)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    curve, backend, device = curve_by_name(args.curve), get_backend(args.backend), DevicePeak()
+    made: dict[str, float] = {}
+    print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
+    constraints = (1 << args.log) - NUM_INPUTS
+    with step(made, "circuit (porep witness)"):
+        circuit = gates(curve, constraints, backend, witness="porep")
+    counts, qap_rows = describe(circuit), circuit.qap_rows()
+    z, publics, num_variables, n = circuit.z, circuit.public_inputs(), circuit.num_variables, circuit.domain_size
+    del circuit  # the host keeps z and the QAP's rows (B's and C's shared with the circuit's), not two copies
+
+    def progress(name: str) -> None:
+        print(f"    setup: {name} at {time.perf_counter() - setup_start:.2f} s", flush=True)
+
+    setup_start = time.perf_counter()
+    with step(made, "setup (key kept on device)"):
+        toxic = random_toxic_waste(curve.Fr, n)
+        shape = (qap_rows, NUM_INPUTS, num_variables, toxic)
+        pk = setup_arrays(curve, *shape, backend, resident=True, progress=progress)
+    with step(made, "prover (key's small terms)"):
+        prover = Prover(pk, backend, verify=False)
+    with step(made, "A, B on the witness backend"):
+        where = witness_backend(backend, from_key=True)
+        qap = SparseQap.from_csr(where, curve, qap_rows[:2], constraints, num_variables, n)
+    del qap_rows
+    results: dict[str, Any] = {"curve": curve.name, "log": args.log, "backend": backend.name, "made_s": made}
+    results["porep_counts"] = counts
+    for kind in args.witness.split(","):
+        if kind != "porep":
+            with step(made, f"witness ({kind})"):
+                other = gates(curve, constraints, backend, witness=kind)  # the same matrices: the same seed
+                z, publics = other.z, other.public_inputs()
+                del other
+        walls, proof, last = prove_witness(prover, qap, z, args.proofs)
+        with step(made, f"verify ({kind})"):
+            ok = check_made_proof(pk.vk, publics, proof, backend)
+        spent = overhead(last)
+        row = {
+            "walls_ms": [round(w * 1000, 1) for w in walls],
+            "median_ms": round(statistics.median(walls) * 1000, 1),
+            "prove_ms": round(last.seconds("prove") * 1000, 1),
+            "overhead_pct": round(100 * spent.fraction, 2) if spent else None,
+            "verified": ok,
+        }
+        results[kind] = row
+        print(
+            f"  {kind}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
+            f"overhead {row['overhead_pct']} %, verified {ok}",
+            flush=True,
+        )
+        print("\n".join("    " + line for line in timings_table(last)), flush=True)
+    results["device_peak_gb"] = round(device.stop() / 1e9, 2)
+    results["host_peak_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9, 2)
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(results, out, indent=1)
+    print(json.dumps(results))
+
+
+if __name__ == "__main__":
+    main()
