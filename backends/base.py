@@ -16,6 +16,7 @@ from cuzk.backends import limbs
 from cuzk.backends.base_host import HostCapabilities
 from cuzk.backends.capabilities import (
     COMPUTE_H,
+    FIXED_BASE,
     KEPT_SCALARS,
     MSM_BATCH,
     PREPARED_BASES,
@@ -111,6 +112,14 @@ class BackendBase(HostCapabilities):
         c, g = self._ready(curve, PREPARED_BASES), check_group(group)
         check_points(c, g, bases)
         return PreparedBases(self.name, c, g, len(bases), self._prepare_bases_for(c, g, bases, check_uses(uses)))
+
+    def generator_bases(
+        self, curve: CurveLike, group: str, scalars: np.ndarray, *, uses: int | None = None
+    ) -> PreparedBases:
+        c, g = self._ready(curve, FIXED_BASE), check_group(group)
+        self._require(PREPARED_BASES)
+        check_scalars(c, scalars)
+        return PreparedBases(self.name, c, g, len(scalars), self._generator_bases(c, g, scalars, check_uses(uses)))
 
     def prepare_stored_bases(
         self, curve: CurveLike, group: str, stored: np.ndarray, *, check: bool = True, uses: int | None = None
@@ -259,6 +268,10 @@ class BackendBase(HostCapabilities):
         self, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
     ) -> tuple[Any, int]:
         raise NotImplementedError
+
+    def _generator_bases(self, curve: Curve, group: str, scalars: np.ndarray, uses: int | None) -> Any:
+        """The multiples prepared as bases; a device backend overrides this to make them where they stay."""
+        return self._prepare_bases_for(curve, group, self._generator_multiples(curve, group, scalars), uses)
 
     def _msm_batch(
         self,

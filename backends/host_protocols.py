@@ -7,7 +7,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from cuzk.backends.capabilities import FieldName, KeptScalars, SparseMatrix
+from cuzk.backends.capabilities import FieldName, KeptScalars, PreparedBases, SparseMatrix
 from cuzk.backends.checks import CurveLike
 
 
@@ -69,6 +69,13 @@ class SupportsFixedBase(Protocol):
     def generator_multiples(self, curve: CurveLike, group: str, scalars: np.ndarray) -> np.ndarray:
         """[k_i]·G for the generator G of ``group`` and (n, 4) canonical scalars k_i, as (n, 2, L) or (n, 2, 2, L)
         canonical affine limbs (the identity as zeros): the points of a Groth16 setup."""
+        ...
+
+    def generator_bases(
+        self, curve: CurveLike, group: str, scalars: np.ndarray, *, uses: int | None = None
+    ) -> PreparedBases:
+        """A backend that also has PREPARED_BASES: ``prepare_bases(generator_multiples(...), uses=uses)``, made
+        where the bases stay (on a device, the points never cross to the host): a large key's queries as made."""
         ...
 
 

@@ -1,7 +1,7 @@
 """The backend base of the GPU APIs: the protocol's hooks over the shared MSM/NTT drivers and a DeviceContext.
 
 :class:`DeviceBackend` does everything that does not depend on the API: memory budgets (the device's, or a cap
-given by the caller, which tests use to force chunking), resident bases and their release, the NTT table cache,
+given by the caller, which tests use to force chunking), the NTT table cache (resident bases: :mod:`.resident`),
 one lock per context (a context's queue is shared by the threads that call the backend) and the device time of
 each call (``last_kernel_seconds`` per kernel, ``last_internal_seconds`` per calling thread, and
 ``last_batch_seconds`` per MSM of a batch). A subclass says how to find its device (``_select``), how to open a
@@ -17,7 +17,6 @@ result, and why the engine gives it the four G1 MSMs of a proof at once.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections.abc import Callable
 from importlib import metadata
 from itertools import pairwise
@@ -26,10 +25,8 @@ from typing import Any, TypeVar
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.errors import BackendInputError
-from cuzk.backends.gpu import bases as device_bases
-from cuzk.backends.gpu import fixed_base, msm_batch
 from cuzk.backends.gpu import msm as msm_device
+from cuzk.backends.gpu import msm_batch
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu import warm as device_warm
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready
@@ -38,6 +35,7 @@ from cuzk.backends.gpu.field_work import FieldWork, on_device
 from cuzk.backends.gpu.pairing import PairingWork
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.gpu.point_ntt import PointNttWork
+from cuzk.backends.gpu.resident import BasesWork
 from cuzk.backends.protocol import (
     COMPUTE_H,
     DEVICE,
@@ -67,7 +65,7 @@ MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
 TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
 
 
-class DeviceBackend(FieldWork, PairingWork, PointNttWork, BackendBase):
+class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase):
     """MSM (G1, G2), NTT, fused H, field operations and point NTTs on one GPU-API device (see the module docstring).
 
     ``memory_limit`` (bytes) and ``max_chunk`` (points) cap what one call plans with, below what the device has;
@@ -231,13 +229,6 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BackendBase):
 
     # --- the hooks of BackendBase ---------------------------------------------------------------------------
 
-    def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
-        return self._call(
-            lambda ctx: ready(
-                fixed_base.generator_multiples(ctx, curve, group, scalars, self._memory(), self._fixed_base_tables)
-            )
-        )
-
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
         options = {**self._msm_options(), "pipeline_from": self.pipeline_from}
         with msm_device.refused_if_noncanonical(curve, {"scalars": scalars}):
@@ -249,64 +240,6 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BackendBase):
 
     def _msm_options(self) -> dict[str, Any]:
         return {"max_chunk": self.max_chunk, "parallel_items": self.parallel_items}
-
-    def _prepare_bases(self, curve: Curve, group: str, bases: np.ndarray) -> device_bases.ResidentBases:
-        return self._prepare_bases_for(curve, group, bases, None)
-
-    def _prepare_bases_for(
-        self, curve: Curve, group: str, bases: np.ndarray, uses: int | None
-    ) -> device_bases.ResidentBases:
-        resident, _ = self._upload_bases(curve, group, bases, stored=False, check=False, uses=uses)
-        assert resident is not None
-        return resident
-
-    def _prepare_stored_bases(
-        self, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
-    ) -> tuple[device_bases.ResidentBases | None, int]:
-        """A .zkey's words as they are (the device's Montgomery form is snarkjs's), checked on the device: nothing
-        decoded on the host."""
-        return self._upload_bases(curve, group, stored, stored=True, check=check, uses=uses)
-
-    def _upload_bases(
-        self, curve: Curve, group: str, bases: np.ndarray, *, stored: bool, check: bool, uses: int | None
-    ) -> tuple[device_bases.ResidentBases | None, int]:
-        """The bases resident (counted in the memory the calls plan around until released), or (None, the first bad
-        point) when ``check`` finds one. Shifted copies (``shifted_bases``) only for bases that serve at least
-        SHIFTED_MIN_USES MSMs: for fewer they cost more than they save."""
-
-        def queue(ctx: DeviceContext) -> Finish[tuple[device_bases.ResidentBases | None, int]]:
-            shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
-            shifted = shifted and (uses is None or uses >= device_bases.SHIFTED_MIN_USES)
-            memory = self._memory()
-            resident = device_bases.prepare(ctx, curve, group, bases, memory, self.max_chunk, shifted, stored)
-            found = device_bases.queue_check(ctx, curve, group, resident) if check else ready(-1)
-            self._resident += resident.nbytes
-
-            def finish() -> tuple[device_bases.ResidentBases | None, int]:
-                bad = found()
-                if bad >= 0:
-                    self._release(resident.nbytes)
-                    return None, bad
-                return resident, -1
-
-            return finish
-
-        resident, bad = self._call(queue)
-        if resident is not None:
-            weakref.finalize(resident, self._release, resident.nbytes)
-        return resident, bad
-
-    def _release(self, nbytes: int) -> None:
-        self._resident -= nbytes
-
-    def _resident_bases(self, handle: PreparedBases, name: str = "handle") -> device_bases.ResidentBases:
-        if handle.payload.context is not self.context:
-            raise BackendInputError(
-                f"prepared by another {type(self).__name__} (its buffers live in another device context); prepare "
-                "the bases with the backend that runs the MSM",
-                array=name,
-            )
-        return handle.payload
 
     def _msm_prepared(self, handle: PreparedBases, scalars: np.ndarray | KeptScalars, window: int | None) -> np.ndarray:
         resident, k = self._resident_bases(handle), on_device(scalars)

@@ -15,9 +15,10 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
 from cuzk.backends.gpu.context import DeviceContext
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory
+from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, piece_sizes
 from cuzk.reference.curves import Curve, curve_by_name
 from cuzk.reference.fixed_base import FixedBaseTable
 
@@ -32,6 +33,17 @@ def table_limbs(curve_name: str, group: str) -> np.ndarray:
     return limbs.points_to_limbs(curve, group, [point for row in table.table for point in row])
 
 
+def device_table(ctx: DeviceContext, curve: Curve, group: str, cached: dict[Any, Any]) -> Any:
+    """The table of ``group``'s generator on the device in Montgomery form, made once per context (``cached``)."""
+    key = (curve.name, group)
+    if key not in cached:
+        host = table_limbs(curve.name, group)
+        table = ctx.upload(host)
+        ctx.launch(curve, program(group), f"{group}_bases_to_mont", len(host), table, np.uint32(len(host)))
+        cached[key] = table
+    return cached[key]
+
+
 def generator_multiples(
     ctx: DeviceContext, curve: Curve, group: str, scalars: np.ndarray, memory: Memory, cached: dict[Any, Any]
 ) -> np.ndarray:
@@ -42,12 +54,7 @@ def generator_multiples(
     out = np.empty((n, *shape), dtype=np.uint64)
     if n == 0:
         return out
-    key = (curve.name, group)
-    if key not in cached:
-        host = table_limbs(curve.name, group)
-        table = ctx.upload(host)
-        ctx.launch(curve, f"msm_{group}", f"{group}_bases_to_mont", len(host), table, np.uint32(len(host)))
-        cached[key] = table
+    table = device_table(ctx, curve, group, cached)
     point_bytes = int(np.prod(shape)) * 8
     chunk = min(n, memory.budget // (SCALAR_BYTES + point_bytes), memory.max_alloc // point_bytes)
     if chunk < 1:
@@ -60,9 +67,35 @@ def generator_multiples(
         count = min(chunk, n - start)
         ctx.write(scalar_buf, scalars[start : start + count])
         kernel = f"{group}_generator_multiples"
-        ctx.launch(curve, f"msm_{group}", kernel, count, cached[key], scalar_buf, np.uint32(count), out_buf)
+        ctx.launch(curve, program(group), kernel, count, table, scalar_buf, np.uint32(count), out_buf)
         out[start : start + count] = ctx.read(out_buf, (count, *shape))
     return out
 
 
-__all__ = ["WINDOW", "generator_multiples", "table_limbs"]
+def generator_bases(
+    ctx: DeviceContext,
+    curve: Curve,
+    group: str,
+    scalars: np.ndarray,
+    memory: Memory,
+    cached: dict[Any, Any],
+    max_chunk: int | None,
+) -> ResidentBases:
+    """[k_i]G made where they stay: each piece of the resident bases is the fixed-base kernel's output buffer,
+    converted to Montgomery form in place, so no point crosses to the host (a 2^27-point query is 13 GB)."""
+    geometry = Geometry.of(curve, group)
+    sizes = piece_sizes(len(scalars), geometry.base_bytes, memory, max_chunk)
+    table, pieces, start = device_table(ctx, curve, group, cached), [], 0
+    for count in sizes:
+        buf = ctx.buffer(count * geometry.base_bytes)
+        scalar_buf = ctx.upload(scalars[start : start + count])
+        kernel = f"{group}_generator_multiples"
+        ctx.launch(curve, program(group), kernel, count, table, scalar_buf, np.uint32(count), buf)
+        ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
+        del scalar_buf
+        pieces.append((buf, start, count))
+        start += count
+    return ResidentBases(ctx, pieces, len(scalars) * geometry.base_bytes)
+
+
+__all__ = ["WINDOW", "device_table", "generator_bases", "generator_multiples", "table_limbs"]

@@ -16,7 +16,7 @@ if [[ ${TESTS:-1} == 1 ]]; then
 fi
 for curve in ${CURVES:-bls12_381}; do
   for log in $(echo "${LOGS:-20,22}" | tr , ' '); do
-    name="$curve-2^$log"
+    name="$curve-$log"
     /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
       --json "$LOGS_DIR/$name.json" > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"

@@ -80,6 +80,30 @@ def prove_witness(prover: Prover, qap: SparseQap, z: Any, proofs: int) -> tuple[
     return walls, proof, last
 
 
+def make_inputs(curve: Any, backend: Any, log: int, made: dict[str, float]) -> dict[str, Any]:
+    """The porep circuit, its key kept on the device, the prover and the QAP's A and B on the witness backend."""
+    constraints = (1 << log) - NUM_INPUTS
+    with step(made, "circuit (porep witness)"):
+        circuit = gates(curve, constraints, backend, witness="porep")
+    counts, qap_rows = describe(circuit), circuit.qap_rows()
+    z, publics, num_variables, n = circuit.z, circuit.public_inputs(), circuit.num_variables, circuit.domain_size
+    del circuit  # the host keeps z and the QAP's rows (B's and C's shared with the circuit's), not two copies
+    setup_start = time.perf_counter()
+
+    def progress(name: str) -> None:
+        print(f"    setup: {name} at {time.perf_counter() - setup_start:.2f} s", flush=True)
+
+    with step(made, "setup (key kept on device)"):
+        toxic = random_toxic_waste(curve.Fr, n)
+        pk = setup_arrays(curve, qap_rows, NUM_INPUTS, num_variables, toxic, backend, resident=True, progress=progress)
+    with step(made, "prover (key's small terms)"):
+        prover = Prover(pk, backend, verify=False)
+    with step(made, "A, B on the witness backend"):
+        where = witness_backend(backend, from_key=True)
+        qap = SparseQap.from_csr(where, curve, qap_rows[:2], constraints, num_variables, n)
+    return {"pk": pk, "prover": prover, "qap": qap, "z": z, "publics": publics, "counts": counts}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--curve", default="bls12_381")
@@ -92,38 +116,19 @@ def main() -> None:
     curve, backend, device = curve_by_name(args.curve), get_backend(args.backend), DevicePeak()
     made: dict[str, float] = {}
     print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
-    constraints = (1 << args.log) - NUM_INPUTS
-    with step(made, "circuit (porep witness)"):
-        circuit = gates(curve, constraints, backend, witness="porep")
-    counts, qap_rows = describe(circuit), circuit.qap_rows()
-    z, publics, num_variables, n = circuit.z, circuit.public_inputs(), circuit.num_variables, circuit.domain_size
-    del circuit  # the host keeps z and the QAP's rows (B's and C's shared with the circuit's), not two copies
-
-    def progress(name: str) -> None:
-        print(f"    setup: {name} at {time.perf_counter() - setup_start:.2f} s", flush=True)
-
-    setup_start = time.perf_counter()
-    with step(made, "setup (key kept on device)"):
-        toxic = random_toxic_waste(curve.Fr, n)
-        shape = (qap_rows, NUM_INPUTS, num_variables, toxic)
-        pk = setup_arrays(curve, *shape, backend, resident=True, progress=progress)
-    with step(made, "prover (key's small terms)"):
-        prover = Prover(pk, backend, verify=False)
-    with step(made, "A, B on the witness backend"):
-        where = witness_backend(backend, from_key=True)
-        qap = SparseQap.from_csr(where, curve, qap_rows[:2], constraints, num_variables, n)
-    del qap_rows
+    inputs = make_inputs(curve, backend, args.log, made)
+    z, publics = inputs["z"], inputs["publics"]
     results: dict[str, Any] = {"curve": curve.name, "log": args.log, "backend": backend.name, "made_s": made}
-    results["porep_counts"] = counts
+    results["porep_counts"] = inputs["counts"]
     for kind in args.witness.split(","):
         if kind != "porep":
             with step(made, f"witness ({kind})"):
-                other = gates(curve, constraints, backend, witness=kind)  # the same matrices: the same seed
+                other = gates(curve, (1 << args.log) - NUM_INPUTS, backend, witness=kind)  # the same matrices
                 z, publics = other.z, other.public_inputs()
                 del other
-        walls, proof, last = prove_witness(prover, qap, z, args.proofs)
+        walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs)
         with step(made, f"verify ({kind})"):
-            ok = check_made_proof(pk.vk, publics, proof, backend)
+            ok = check_made_proof(inputs["pk"].vk, publics, proof, backend)
         spent = overhead(last)
         row = {
             "walls_ms": [round(w * 1000, 1) for w in walls],

@@ -60,12 +60,12 @@ class ResidentTable(Sequence[Point]):
 def prepare(
     calls: TimedCalls, backend: Backend, curve: Curve, group: str, points: Any, *, uses: int | None = None
 ) -> Bases:
-    """Points as ``backend``'s MSMs take them: a list of reference points, a :class:`PointTable` whose limbs were
-    read in bulk from a file (a .zkey), or a :class:`ResidentTable` the backend already keeps; handed to the backend to keep resident when it offers PREPARED_BASES. A
-    :class:`StoredTable` goes as the file stores it to a backend with STORED_BASES, which checks it there (the first
-    bad point raises the reader's InvalidPointError); anything else decodes it on the host (on ``backend``'s own
-    kernels when it has MONTGOMERY_FORM). ``uses``: the MSMs expected over the points (prepare_bases's hint; None:
-    many)."""
+    """Points as ``backend``'s MSMs take them: a list of reference points, or a :class:`PointTable` whose limbs were
+    read in bulk from a file (a .zkey), handed to the backend to keep resident when it offers PREPARED_BASES; a
+    :class:`ResidentTable` is bases the backend keeps already. A :class:`StoredTable` goes as the file stores it to
+    a backend with STORED_BASES, which checks it there (the first bad point raises the reader's InvalidPointError);
+    anything else decodes it on the host (on ``backend``'s own kernels when it has MONTGOMERY_FORM). ``uses``: the
+    MSMs expected over the points (prepare_bases's hint; None: many)."""
     if isinstance(points, ResidentTable):
         return points.on(backend, curve, group)
     if isinstance(points, StoredTable) and has_capability(backend, STORED_BASES):

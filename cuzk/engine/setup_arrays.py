@@ -145,8 +145,8 @@ def array_multiples(
     curve: Curve, backend: Backend, *, resident: bool = False, uses: int | None = None, progress: Progress | None = None
 ) -> Multiples:
     """:func:`~cuzk.engine.setup.backend_multiples` taking limb arrays as they are (lists of ints converted). With
-    ``resident``, the points of an array of scalars (a query) are prepared on ``backend`` at once (PREPARED_BASES,
-    ``uses`` its hint) and the host's copy dropped: a :class:`~cuzk.engine.assembly.ResidentTable`."""
+    ``resident``, the points of an array of scalars (a query) are made as bases ``backend`` keeps (PREPARED_BASES,
+    ``uses`` its hint; on a device they never cross to the host): a :class:`~cuzk.engine.assembly.ResidentTable`."""
     by_ints = backend_multiples(curve, backend)
     fixed = cast(Any, backend)
     note = progress or (lambda step: None)
@@ -155,11 +155,9 @@ def array_multiples(
         if not isinstance(scalars, np.ndarray):
             return by_ints(group, scalars)
         note(f"{group} points")
-        points = fixed.generator_multiples(curve, group, scalars)
-        if not resident:
-            return PointTable(curve, group, points)
-        note(f"{group} points kept")
-        return ResidentTable(fixed.prepare_bases(curve, group, points, uses=uses))
+        if resident:
+            return ResidentTable(fixed.generator_bases(curve, group, scalars, uses=uses))
+        return PointTable(curve, group, fixed.generator_multiples(curve, group, scalars))
 
     return multiples
 
