@@ -43,11 +43,24 @@ def transpose(matrix: Csr, num_columns: int) -> Csr:
     """The CSR arrays of Mᵀ (``num_columns`` rows), each row's terms in the order of M's rows."""
     indptr, columns, values = matrix
     rows = np.repeat(np.arange(len(indptr) - 1, dtype=np.int64), np.diff(indptr))
-    order = np.argsort(columns, kind="stable")
+    order = stable_order(columns)
     counts = np.bincount(columns, minlength=num_columns)
     t_indptr = np.zeros(num_columns + 1, dtype=np.int64)
     np.cumsum(counts, out=t_indptr[1:])
     return t_indptr, rows[order], limbs.take_rows(values, order)
+
+
+def stable_order(keys: np.ndarray) -> np.ndarray:
+    """np.argsort(keys, kind="stable") for non-negative integer keys, by 16-bit digits from the lowest: numpy sorts
+    16-bit keys by radix in linear time, where its stable sort of 64-bit keys is a merge sort (about 2.4 times
+    slower on 2^24 random keys, measured on the development machine)."""
+    if len(keys) == 0 or int(keys.max()) >= 1 << 48:
+        return np.argsort(keys, kind="stable")
+    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    for shift in range(16, int(keys.max()).bit_length(), 16):
+        digits = ((keys[order] >> shift) & 0xFFFF).astype(np.uint16)
+        order = order[np.argsort(digits, kind="stable")]
+    return order
 
 
 class ArrayScalars:

@@ -11,7 +11,7 @@ from cuzk.backends.registry import get_backend
 from cuzk.engine.assembly import ResidentTable
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup import backend_multiples
-from cuzk.engine.setup_arrays import ArrayScalars, setup_arrays, transpose
+from cuzk.engine.setup_arrays import ArrayScalars, setup_arrays, stable_order, transpose
 from cuzk.engine.synthetic import ArrayCircuit, gates
 from cuzk.engine.witness import SparseQap, witness_backend
 from cuzk.reference.curves import BLS12_381, BN254, Curve
@@ -117,6 +117,12 @@ def test_transpose_keeps_every_term() -> None:
         for k in range(t_indptr[j], t_indptr[j + 1]):
             back[j, t_columns[k]] = limbs.limbs_to_int(t_values[k])
     assert np.array_equal(back, dense.T)
+
+
+@pytest.mark.parametrize("top", [1, 300, 1 << 20, 1 << 40, 1 << 50])
+def test_stable_order_is_numpys(top: int) -> None:
+    keys = np.random.default_rng(top).integers(0, top, size=5000, dtype=np.int64)
+    assert np.array_equal(stable_order(keys), np.argsort(keys, kind="stable"))
 
 
 def test_tau_in_the_domain_is_refused() -> None:

@@ -25,14 +25,18 @@ def test_witness_satisfies_and_a_changed_one_does_not(cpu, curve: Curve, witness
     circuit = gates(curve, 3000, cpu, witness=witness, seed=11)
     circuit.check(cpu)
     assert circuit.num_constraints == 3000 and circuit.num_inputs == NUM_INPUTS
-    assert circuit.num_variables == 1 + 3000 // FREE_SHARE + 3000
+    assert circuit.num_variables == 3000  # 1 + free + gates
     assert limbs.limbs_to_int(circuit.z[0]) == 1
     assert all(v < curve.r for v in limbs.limbs_to_ints(circuit.z))
+    gates_count = 3000 - 1 - 3000 // FREE_SHARE
+    outputs = circuit.c[1]
+    assert np.array_equal(outputs[:gates_count], np.arange(3000 - gates_count, 3000))  # then restated gates
+    assert set(outputs[gates_count:].tolist()) <= set(outputs[:gates_count].tolist())
     changed = circuit.z.copy()
-    target = circuit.num_variables - 5  # the output of constraint 2994
+    target = circuit.num_variables - 5  # the output of gate gates_count − 5
     changed[target] = limbs.int_to_limbs((limbs.limbs_to_int(changed[target]) + 1) % curve.r, limbs.FR_LIMBS)
     broken = type(circuit)(curve, circuit.num_inputs, circuit.a, circuit.b, circuit.c, changed)
-    with pytest.raises(UnsatisfiedConstraintError, match="constraint 2995 "):
+    with pytest.raises(UnsatisfiedConstraintError, match=f"constraint {gates_count - 5} "):
         broken.check(cpu)
 
 
