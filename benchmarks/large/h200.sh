@@ -2,7 +2,8 @@
 # The large-proof benchmark (issue 27) on the GPU machine: the array setup's tests on cuda first, then
 # benchmarks/large/prove.py for each size of LOGS (default 20,22) and curve of CURVES (default bls12_381), one
 # process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
-# bounded by RUN_TIMEOUT seconds (default 300). Logs and JSON in $OUT/large/; the summary table last.
+# bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
+# where B_G2 runs instead of the GPU. Logs and JSON in $OUT/large/; the summary table last.
 #     LOGS=20,22 bash benchmarks/large/h200.sh
 #     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
 set -uo pipefail
@@ -16,10 +17,10 @@ if [[ ${TESTS:-1} == 1 ]]; then
 fi
 for curve in ${CURVES:-bls12_381}; do
   for log in $(echo "${LOGS:-20,22}" | tr , ' '); do
-    name="$curve-$log"
+    name="$curve-$log${G2_BACKEND:+-g2$G2_BACKEND}"
     /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
-      --json "$LOGS_DIR/$name.json" > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
+      ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done
 done

@@ -80,8 +80,9 @@ def prove_witness(prover: Prover, qap: SparseQap, z: Any, proofs: int) -> tuple[
     return walls, proof, last
 
 
-def make_inputs(curve: Any, backend: Any, log: int, made: dict[str, float]) -> dict[str, Any]:
-    """The porep circuit, its key kept on the device, the prover and the QAP's A and B on the witness backend."""
+def make_inputs(curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[str, float]) -> dict[str, Any]:
+    """The porep circuit, its key kept on the device (B₂ on the host when B_G2 runs there), the prover and the QAP's
+    A and B on the witness backend."""
     constraints = (1 << log) - NUM_INPUTS
     with step(made, "circuit (porep witness)"):
         circuit = gates(curve, constraints, backend, witness="porep")
@@ -95,9 +96,10 @@ def make_inputs(curve: Any, backend: Any, log: int, made: dict[str, float]) -> d
 
     with step(made, "setup (key kept on device)"):
         toxic = random_toxic_waste(curve.Fr, n)
-        pk = setup_arrays(curve, qap_rows, NUM_INPUTS, num_variables, toxic, backend, resident=True, progress=progress)
+        keep = ("g1", "g2") if g2_backend is backend else ("g1",)
+        pk = setup_arrays(curve, qap_rows, NUM_INPUTS, num_variables, toxic, backend, keep=keep, progress=progress)
     with step(made, "prover (key's small terms)"):
-        prover = Prover(pk, backend, verify=False)
+        prover = Prover(pk, backend, g2_backend=g2_backend, verify=False)
     with step(made, "A, B on the witness backend"):
         where = witness_backend(backend, from_key=True)
         qap = SparseQap.from_csr(where, curve, qap_rows[:2], constraints, num_variables, n)
@@ -111,14 +113,17 @@ def main() -> None:
     parser.add_argument("--backend", default="cuda")
     parser.add_argument("--witness", default="porep,dense")
     parser.add_argument("--proofs", type=int, default=3)
+    parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
     parser.add_argument("--json")
     args = parser.parse_args()
     curve, backend, device = curve_by_name(args.curve), get_backend(args.backend), DevicePeak()
     made: dict[str, float] = {}
     print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
-    inputs = make_inputs(curve, backend, args.log, made)
+    g2_backend = get_backend(args.g2_backend) if args.g2_backend else backend
+    inputs = make_inputs(curve, backend, g2_backend, args.log, made)
     z, publics = inputs["z"], inputs["publics"]
     results: dict[str, Any] = {"curve": curve.name, "log": args.log, "backend": backend.name, "made_s": made}
+    results["g2_backend"] = g2_backend.name
     results["porep_counts"] = inputs["counts"]
     for kind in args.witness.split(","):
         if kind != "porep":

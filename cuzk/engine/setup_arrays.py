@@ -18,7 +18,7 @@ a .zkey's circom reduction is :func:`~cuzk.engine.setup.setup_zkey`'s.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, cast
 
 import numpy as np
@@ -155,11 +155,17 @@ def key_scalars_arrays(
 
 
 def array_multiples(
-    curve: Curve, backend: Backend, *, resident: bool = False, uses: int | None = None, progress: Progress | None = None
+    curve: Curve,
+    backend: Backend,
+    *,
+    keep: Collection[str] = (),
+    uses: int | None = None,
+    progress: Progress | None = None,
 ) -> Multiples:
-    """:func:`~cuzk.engine.setup.backend_multiples` taking limb arrays as they are (lists of ints converted). With
-    ``resident``, the points of an array of scalars (a query) are made as bases ``backend`` keeps (PREPARED_BASES,
-    ``uses`` its hint; on a device they never cross to the host): a :class:`~cuzk.engine.assembly.ResidentTable`."""
+    """:func:`~cuzk.engine.setup.backend_multiples` taking limb arrays as they are (lists of ints converted). For a
+    group in ``keep`` ("g1", "g2"), the points of an array of scalars (a query) are made as bases ``backend`` keeps
+    (PREPARED_BASES, ``uses`` its hint; on a device they never cross to the host): a
+    :class:`~cuzk.engine.assembly.ResidentTable`."""
     by_ints = backend_multiples(curve, backend)
     fixed = cast(Any, backend)
     note = progress or (lambda step: None)
@@ -168,7 +174,7 @@ def array_multiples(
         if not isinstance(scalars, np.ndarray):
             return by_ints(group, scalars)
         note(f"{group} points")
-        if resident:
+        if group in keep:
             return ResidentTable(fixed.generator_bases(curve, group, scalars, uses=uses))
         return PointTable(curve, group, fixed.generator_multiples(curve, group, scalars))
 
@@ -183,21 +189,23 @@ def setup_arrays(
     toxic: ToxicWaste,
     backend: Backend,
     *,
-    resident: bool = False,
+    keep: Collection[str] = (),
     uses: int | None = None,
     progress: Progress | None = None,
 ) -> ProvingKey:
     """The proving key of the QAP ``qap`` (A, B, C with one row per public input appended, as
     :meth:`~cuzk.engine.synthetic.ArrayCircuit.qap_rows` gives them) for the secrets ``toxic``: the scalars on
-    ``backend``, the points by its fixed-base kernel (or the reference's). With ``resident`` (a backend with
-    FIXED_BASE and PREPARED_BASES) each query is kept by ``backend`` as soon as it is made, for a
-    :class:`~cuzk.engine.prover.Prover` on that backend (B_G2 too), and the host holds one query at a time; ``uses``:
+    ``backend``, the points by its fixed-base kernel (or the reference's). The queries of the groups in ``keep``
+    ("g1", "g2"; a backend with FIXED_BASE and PREPARED_BASES) are kept by ``backend`` as they are made, for a
+    :class:`~cuzk.engine.prover.Prover` whose MSMs of that group run there, and never held by the host; ``uses``:
     the proofs expected (prepare_bases's hint). INSECURE outside tests and benchmarks: the secrets are given.
     ``progress(step)`` is called as each step starts."""
-    if resident and not all(has_capability(backend, c) for c in (FIXED_BASE, PREPARED_BASES)):
-        raise ParameterError(f"resident=True needs FIXED_BASE and PREPARED_BASES; {backend.name!r} lacks one")
+    if set(keep) - {"g1", "g2"}:
+        raise ParameterError(f"keep names groups, 'g1' or 'g2'; got {sorted(keep)}")
+    if keep and not all(has_capability(backend, c) for c in (FIXED_BASE, PREPARED_BASES)):
+        raise ParameterError(f"keep needs FIXED_BASE and PREPARED_BASES; {backend.name!r} lacks one")
     scalars = key_scalars_arrays(backend, curve, qap, num_inputs, num_variables, toxic, progress=progress)
     points = fixed_base_backend(backend)
-    multiples = array_multiples(curve, points, resident=resident, uses=uses, progress=progress)
+    multiples = array_multiples(curve, points, keep=keep, uses=uses, progress=progress)
     constraints = len(qap[0][0]) - 1 - num_inputs
     return key_from_scalars(curve, scalars, multiples, reduction=Reduction.LIBSNARK, num_constraints=constraints)

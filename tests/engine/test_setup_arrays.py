@@ -66,13 +66,14 @@ def test_key_is_the_references(backend, curve: Curve) -> None:  # type: ignore[n
     assert (key.num_constraints, key.domain_size) == (expected.num_constraints, expected.domain_size)
 
 
-@pytest.mark.parametrize(("witness", "resident"), [("porep", False), ("dense", True)])
-def test_proof_from_the_array_key_verifies(witness: str, resident: bool) -> None:
+@pytest.mark.parametrize(("witness", "keep"), [("porep", ()), ("dense", ("g1", "g2")), ("porep", ("g1",))])
+def test_proof_from_the_array_key_verifies(witness: str, keep: tuple[str, ...]) -> None:
     curve, cpu = BN254, get_backend("cpu")
     circuit = gates(curve, 500, cpu, witness=witness, seed=4)
     shape = (circuit.qap_rows(), circuit.num_inputs, circuit.num_variables, toxic(curve))
-    key = setup_arrays(curve, *shape, cpu, resident=resident)
-    assert isinstance(key.l_query, ResidentTable) is resident
+    key = setup_arrays(curve, *shape, cpu, keep=keep)
+    assert isinstance(key.l_query, ResidentTable) is ("g1" in keep)
+    assert isinstance(key.b_g2_query, ResidentTable) is ("g2" in keep)
     prover = Prover(key, cpu, verify=False)
     a, b, _ = circuit.qap_rows()
     host = witness_backend(cpu, from_key=True)
@@ -88,7 +89,7 @@ def test_resident_key_stays_with_its_backend() -> None:
     curve, cpu = BN254, get_backend("cpu")
     circuit = gates(curve, 20, cpu)
     key = setup_arrays(
-        curve, circuit.qap_rows(), circuit.num_inputs, circuit.num_variables, toxic(curve), cpu, resident=True
+        curve, circuit.qap_rows(), circuit.num_inputs, circuit.num_variables, toxic(curve), cpu, keep=("g1", "g2")
     )
     assert len(key.a_query) == circuit.num_variables and len(key.h_query) == circuit.domain_size - 1
     with pytest.raises(ProvingKeyError, match="kept by the cpu backend"):
