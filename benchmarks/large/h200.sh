@@ -20,7 +20,8 @@ for curve in ${CURVES:-bls12_381}; do
     name="$curve-$log${G2_BACKEND:+-g2$G2_BACKEND}"
     /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
-      ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
+      ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
+      > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done
 done
@@ -30,7 +31,7 @@ print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     r = json.loads(path.read_text())
     p, d = r.get("porep", {}), r.get("dense", {})
-    ok = p.get("verified") and d.get("verified")
+    ok = all(r[k]["verified"] for k in ("porep", "dense") if k in r)
     print(f"{path.stem:<18}{r['made_s'].get('setup (key kept on device)', 0):>9.1f}{p.get('median_ms', 0):>10.1f}"
           f"{d.get('median_ms', 0):>10.1f}{p.get('overhead_pct') or 0:>7.1f}{r['device_peak_gb']:>8.1f}"
           f"{r['host_peak_gb']:>8.1f}  {ok}")
