@@ -196,10 +196,12 @@ class BackendBase(HostCapabilities):
         c: np.ndarray | KeptScalars,
         *,
         reduction: Reduction,
+        consume: bool = False,
     ) -> KeptScalars:
         self._require(KEPT_SCALARS)
         cv, shape = self._check_h(curve, a, b, c, reduction, kept=True)
-        return self._checked_kept("compute_h_kept", self._compute_h_kept(cv, a, b, c, reduction), shape[0])
+        make = self._compute_h_kept_consuming if consume else self._compute_h_kept
+        return self._checked_kept("compute_h_kept", make(cv, a, b, c, reduction), shape[0])
 
     def _checked_kept(self, method: str, kept: object, rows: int) -> KeptScalars:
         if not isinstance(kept, KeptScalars) or kept.backend != self.name or len(kept) != rows:
@@ -293,6 +295,10 @@ class BackendBase(HostCapabilities):
 
     def _compute_h_kept(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
         raise NotImplementedError
+
+    def _compute_h_kept_consuming(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
+        """``_compute_h_kept`` allowed to overwrite kept a, b, c; by default it does not."""
+        return self._compute_h_kept(curve, a, b, c, reduction)
 
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
         raise NotImplementedError

@@ -236,9 +236,12 @@ class SupportsKeptScalars(Protocol):
         c: np.ndarray | KeptScalars,
         *,
         reduction: Reduction,
+        consume: bool = False,
     ) -> KeptScalars:
         """``compute_h``'s scalars, left with the backend (same checks, same errors). a, b and c may be kept too
-        (``keep_scalars``, e.g. while an earlier proof runs); they are read, not changed."""
+        (``keep_scalars``, e.g. while an earlier proof runs); they are read, not changed, unless ``consume``: then a
+        backend short of memory for copies of them may transform kept ones in place (a device at 2^27 values), and
+        the caller must not use them again."""
         ...
 
 

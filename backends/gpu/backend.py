@@ -300,15 +300,19 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         b: np.ndarray | KeptScalars,
         c: np.ndarray | KeptScalars,
         reduction: str,
+        consume: bool = False,
     ) -> KeptScalars:
         inputs = [on_device(v) for v in (a, b, c)]
         kept = self._call(
             lambda ctx: ntt_device.queue_compute_h(
-                ctx, curve, self._ntt_tables(), *inputs, reduction, self._memory(), keep=True
+                ctx, curve, self._ntt_tables(), *inputs, reduction, self._memory(), keep=True, consume=consume
             )
         )
         assert isinstance(kept, DeviceScalars)
         return KeptScalars(self.name, curve, kept.rows, kept)
+
+    def _compute_h_kept_consuming(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
+        return self._compute_h_kept(curve, a, b, c, reduction, consume=True)
 
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
         """One upload (on CUDA beside the queued kernels), for any number of MSMs. Scalars larger than one allocation

@@ -209,15 +209,24 @@ def queue_compute_h(
     memory: Memory,
     *,
     keep: bool = False,
+    consume: bool = False,
 ) -> Finish[np.ndarray] | Finish[DeviceScalars]:
     """Queue the reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol); the
     Finish raises UnsatisfiedConstraintError when the quotient does not divide. With ``keep`` the result stays on
     the device (DeviceScalars), and only libsnark's last coefficient is read, for that check. a, b and c may be on
-    the device already; they are read, not changed."""
+    the device already; they are read, not changed, unless ``consume`` and their copies do not fit: then kept ones
+    are transformed in place."""
     n = len(a)
-    check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
+    in_place = consume and all(isinstance(v, DeviceScalars) and v.first == 0 for v in (a, b, c))
+    try:
+        check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
+        in_place = False
+    except DeviceMemoryError:
+        if not in_place:
+            raise
+        check_memory(n, 5, memory, "the QAP quotient in place")  # tmp and the tables
     log_n = n.bit_length() - 1
-    ends = [_transform_ends(ctx, v, name) for name, v in zip("abc", (a, b, c), strict=True)]
+    ends = [_transform_ends(ctx, v, name, in_place) for name, v in zip("abc", (a, b, c), strict=True)]
     tmp = ctx.buffer(n * FR_BYTES)
     shift = (COSET if reduction == "libsnark" else OMEGA_2N, True)
     # values on H → n·coefficients → values on g·H (libsnark) or on ω_2n·H (circom), × n⁻¹ on load
@@ -245,14 +254,16 @@ def queue_compute_h(
     return finish
 
 
-def _transform_ends(ctx: DeviceContext, values: np.ndarray | DeviceScalars, name: str) -> tuple[Any, Any]:
+def _transform_ends(
+    ctx: DeviceContext, values: np.ndarray | DeviceScalars, name: str, in_place: bool = False
+) -> tuple[Any, Any]:
     """(the buffer a transform of ``values`` reads, a buffer of as many rows its result may go to): an array's
-    upload serves as both; scalars kept on the device are read in place and left as they were. Kept rows from an
-    offset (a transform reads from row 0) go through the host."""
+    upload serves as both; scalars kept on the device are read in place and left as they were (overwritten when
+    ``in_place``). Kept rows from an offset (a transform reads from row 0) go through the host."""
     if isinstance(values, DeviceScalars) and values.context is not ctx:
         raise BackendInputError("kept by another device context: use the backend that made them", array=name)
     if isinstance(values, DeviceScalars) and values.first == 0:
-        return values.buffer, ctx.buffer(len(values) * FR_BYTES)
+        return values.buffer, values.buffer if in_place else ctx.buffer(len(values) * FR_BYTES)
     buf = ctx.upload(values.to_host() if isinstance(values, DeviceScalars) else values)
     return buf, buf
 

@@ -93,10 +93,11 @@ class TimedCalls:
     def compute_h(
         self, backend: Backend, curve: Curve, abc: Sequence[Scalars], reduction: str, *, keep: bool
     ) -> Scalars:
-        """The h_query scalars from A·z, B·z, C·z (capability COMPUTE_H); with ``keep``, left on the backend."""
+        """The h_query scalars from A·z, B·z, C·z (capability COMPUTE_H); with ``keep``, left on the backend, which
+        may transform kept a, b, c in place when short of memory (they serve one proof)."""
         with self.timed(backend, "compute_h"):
             if keep:
-                return backend.compute_h_kept(curve, *abc, reduction=reduction)  # type: ignore[attr-defined]
+                return backend.compute_h_kept(curve, *abc, reduction=reduction, consume=True)  # type: ignore[attr-defined]
             return backend.compute_h(curve, *abc, reduction=reduction)  # type: ignore[attr-defined]
 
     def ntt(self, backend: Backend, name: str, curve: Curve, values: np.ndarray, *, inverse: bool, coset: bool) -> Any:

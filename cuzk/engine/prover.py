@@ -258,7 +258,8 @@ class Prover:
         in [0, r), converted once. The witness is trusted to satisfy the constraints: a wrong one gives a proof that
         does not verify (and, with the self-check on, raises ProofSelfCheckError). ``index`` names the proof in that
         error (default: the number of proofs this Prover made before). ``z_kept`` and ``abc_kept`` are z and
-        (a, b, c) as :meth:`stage` kept them."""
+        (a, b, c) as :meth:`stage` kept them; ``abc_kept`` serve this proof only (a device short of memory for
+        their copies transforms them in place: stage the witness again to prove it twice)."""
         r_int, s_int = self._randomness(r, s)
         self._check_assignment(z, a, z_kept, abc_kept)
         if not all(isinstance(v, np.ndarray | KeptScalars) for v in (z, a, b, c)):
