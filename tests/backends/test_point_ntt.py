@@ -6,6 +6,7 @@ encode), and its bad points found."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import numpy as np
@@ -45,16 +46,32 @@ def as_limbs(curve: Curve, group: str, points: list) -> np.ndarray:
     return limbs.points_to_limbs(curve, group, points).reshape(len(points), *limbs.point_shape(curve, group))
 
 
+@functools.cache
+def reference_transforms(
+    curve: Curve, group: str, n: int, seed: int, inverse: bool, roots: tuple[str, ...]
+) -> tuple[np.ndarray, list[tuple[object, np.ndarray]]]:
+    """``points_of(curve, group, n, seed)`` as limbs, and for each distinct root of ``roots`` ("ffjavascript",
+    "domain") the root and the reference's transform of the points by it, as limbs: computed once per worker for
+    every backend's test (the pure-Python transform is most of a case's time). The arrays are read-only."""
+    points = points_of(curve, group, n, seed)
+    source = as_limbs(curve, group, points)
+    made = {"ffjavascript": ffjavascript_root, "domain": domain_root}
+    omegas = list(dict.fromkeys(made[root](curve.Fr, n) for root in roots))
+    results = [(omega, as_limbs(curve, group, point_ntt(points, omega, inverse=inverse))) for omega in omegas]
+    for array in [source, *(expected for _, expected in results)]:
+        array.flags.writeable = False
+    return source, results
+
+
 @by_backend
 @by_curve
 @pytest.mark.parametrize(("group", "n"), [("g1", 1), ("g1", 2), ("g1", 16), ("g2", 4), ("g2", 8)])
 @pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
 def test_matches_reference(name: str, curve: Curve, group: str, n: int, inverse: bool) -> None:
     b = backend(name)
-    points = points_of(curve, group, n, seed=n)
-    for omega in {ffjavascript_root(curve.Fr, n), domain_root(curve.Fr, n)}:
-        expected = as_limbs(curve, group, point_ntt(points, omega, inverse=inverse))
-        got = b.point_ntt(curve, group, as_limbs(curve, group, points), omega.value, inverse=inverse)
+    source, transforms = reference_transforms(curve, group, n, n, inverse, ("ffjavascript", "domain"))
+    for omega, expected in transforms:
+        got = b.point_ntt(curve, group, source.copy(), omega.value, inverse=inverse)  # type: ignore[attr-defined]
         assert got.dtype == np.uint64 and got.shape == expected.shape
         assert np.array_equal(got, expected)
 
@@ -96,12 +113,9 @@ def test_rejects_bad_input(name: str) -> None:
 @pytest.mark.parametrize("inverse", [False, True], ids=["forward", "inverse"])
 def test_stored_form_matches_reference(name: str, curve: Curve, group: str, n: int, inverse: bool) -> None:
     b, codec = backend(name, STORED_POINT_NTT), PointDecoder(curve, group)
-    points = points_of(curve, group, n, seed=n + 1)
-    omega = ffjavascript_root(curve.Fr, n)
-    expected = codec.encode(as_limbs(curve, group, point_ntt(points, omega, inverse=inverse)))
-    got, bad = b.point_ntt_stored(
-        curve, group, codec.encode(as_limbs(curve, group, points)), omega.value, inverse=inverse
-    )
+    source, [(omega, transformed)] = reference_transforms(curve, group, n, n + 1, inverse, ("ffjavascript",))
+    expected = codec.encode(transformed)
+    got, bad = b.point_ntt_stored(curve, group, codec.encode(source), omega.value, inverse=inverse)  # type: ignore[attr-defined]
     assert bad == -1 and got is not None
     assert got.dtype == np.uint8 and np.array_equal(got, expected)
 
