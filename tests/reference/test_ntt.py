@@ -16,6 +16,7 @@ from cuzk.reference.ntt import bit_reverse_permutation, dft, domain_root, ntt, v
 
 galois = pytest.importorskip("galois")
 
+GALOIS_MODE = "python-calculate"  # galois's pure-Python field arithmetic (see galois_field)
 TOY = fft_field("toy.Fr", 64513, generator=5)  # bellman's toy field: 64512 = 2^10 · 63, so S = 10
 FIELDS = [BLS12_381.Fr, BN254.Fr, TOY]
 MODES = [(False, False), (True, False), (False, True), (True, True)]  # (inverse, coset)
@@ -39,9 +40,11 @@ def galois_field(field: type[FftFieldElement]) -> type:
     """GF(p) in galois with the same multiplicative generator g, so that galois's ω_n = g^((p−1)/n) is ours.
 
     For BLS12-381 and BN254, g (7 and 5) is the smallest primitive root, the one galois finds itself by factoring
-    p − 1; that search takes minutes for a 255-bit p, so g is passed in and not verified.
+    p − 1; that search takes minutes for a 255-bit p, so g is passed in and not verified. Its arithmetic in pure
+    Python, as galois always does it for 255-bit primes: for the toy field galois would otherwise build numba
+    lookup-table kernels, about 4.5 s in each test process, for vectors of at most 2^10 values.
     """
-    return galois.GF(field.MODULUS, primitive_element=int(field.GENERATOR), verify=False)
+    return galois.GF(field.MODULUS, primitive_element=int(field.GENERATOR), verify=False, compile=GALOIS_MODE)
 
 
 # --- against galois --------------------------------------------------------------------------------------------
@@ -146,7 +149,7 @@ def test_toy_field_full_domain() -> None:
     n = 1 << TOY.TWO_ADICITY
     rng = random.Random("toy-full")
     values = random_vector(TOY, n, rng)
-    gf = galois.GF(TOY.MODULUS)
+    gf = galois.GF(TOY.MODULUS, compile=GALOIS_MODE)
     assert int(gf.primitive_element) == TOY.GENERATOR.value
     x = gf([v.value for v in values])
     assert [v.value for v in ntt(values)] == [int(y) for y in galois.ntt(x)]
