@@ -44,16 +44,23 @@ def inputs(curve: str) -> tuple[Path, Path, Path]:
     )
 
 
+CEREMONIES: dict[str, Path] = {}  # curve → final key, made once per test process (pytest tears a parametrized
+# module fixture down whenever the next test wants another parameter, and the tests here alternate curves)
+
+
 @pytest.fixture(scope="module", params=CURVES)
 def ceremony(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
-    """Two contributions and a beacon by cuzk on the committed initial key: (curve, the final key)."""
+    """Two contributions and a beacon by cuzk on the committed initial key: (curve, the final key), which the tests
+    only read."""
     curve: str = request.param
-    folder = tmp_path_factory.mktemp(f"ceremony-{curve}")
-    _, _, initial = inputs(curve)
-    contribute(initial, folder / "c1.zkey", entropy="first", name="alice", backend="cpu", random_bytes=NOISE)
-    contribute(folder / "c1.zkey", folder / "c2.zkey", entropy="second", backend="cpu")
-    beacon(folder / "c2.zkey", folder / "final.zkey", b"\xab\xcd", 10, name="beacon", backend="cpu")
-    return curve, folder / "final.zkey"
+    if curve not in CEREMONIES:
+        folder = tmp_path_factory.mktemp(f"ceremony-{curve}")
+        _, _, initial = inputs(curve)
+        contribute(initial, folder / "c1.zkey", entropy="first", name="alice", backend="cpu", random_bytes=NOISE)
+        contribute(folder / "c1.zkey", folder / "c2.zkey", entropy="second", backend="cpu")
+        beacon(folder / "c2.zkey", folder / "final.zkey", b"\xab\xcd", 10, name="beacon", backend="cpu")
+        CEREMONIES[curve] = folder / "final.zkey"
+    return curve, CEREMONIES[curve]
 
 
 def test_chacha_is_rfc_8439s_block_function() -> None:
