@@ -295,9 +295,9 @@ def queue_msm(
     geometry = Geometry.of(curve, group)
     if len(scalars) == 0:
         return Pending(ready(np.zeros(geometry.shape, dtype=np.uint64)))
-    job = plan(
-        ctx, curve, group, len(scalars), bases, window, memory, max_chunk=max_chunk, parallel_items=parallel_items
-    )
+    kept = isinstance(scalars, DeviceScalars)
+    options = {"max_chunk": max_chunk, "parallel_items": parallel_items, "kept": kept}
+    job = plan(ctx, curve, group, len(scalars), bases, window, memory, **options)
     job = with_lead(ctx, geometry, job, scalars, memory, pipeline_from)
     tables = Tables.allocate(ctx, geometry, [job])
     return enqueue(ctx, curve, group, job, tables, scalars, bases, Uploads(ctx))

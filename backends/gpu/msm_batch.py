@@ -15,7 +15,7 @@ import numpy as np
 
 from cuzk.backends.checks import rows_within
 from cuzk.backends.gpu.bases import Geometry, ResidentBases
-from cuzk.backends.gpu.context import DeviceContext, Finish, ready
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.msm import Pending, Scalars, Uploads, enqueue, host_bytes, memory_key, queue_msm
 from cuzk.backends.gpu.msm_job import Job, Tables, plan
@@ -53,9 +53,12 @@ def plan_batch(
             jobs.append(None)
             continue
         try:
-            job = plan(
-                ctx, curve, group, len(scalars), bases, window, rest, max_chunk=max_chunk, parallel_items=parallel_items
-            )
+            options = {
+                "max_chunk": max_chunk,
+                "parallel_items": parallel_items,
+                "kept": isinstance(scalars, DeviceScalars),
+            }
+            job = plan(ctx, curve, group, len(scalars), bases, window, rest, **options)
         except DeviceMemoryError:
             return None
         if job.chunk < job.n:

@@ -12,7 +12,7 @@ import numpy as np
 
 from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
 from cuzk.backends.gpu.context import DeviceContext
-from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, plan_msm, scan_block
+from cuzk.backends.gpu.plan import ROWS_APART_FROM, SCALAR_BYTES, Memory, plan_msm, scan_block
 from cuzk.reference.curves import Curve
 
 # Bucket work-items per compute unit where the API does not tell how many threads of the bucket-sum kernel a unit
@@ -103,10 +103,12 @@ def plan(
     *,
     max_chunk: int | None = None,
     parallel_items: int | None = None,
+    kept: bool = False,
 ) -> Job:
     """The job of an MSM of n ≥ 1 points within ``memory``: over shifted resident bases when they serve ``window``,
     else Pippenger by windows (:func:`~cuzk.backends.gpu.plan.plan_msm`). ``parallel_items`` (bucket-kernel
-    work-items over all windows) defaults to what keeps the device busy."""
+    work-items over all windows) defaults to what keeps the device busy; ``kept``: the scalars are on the device
+    (from ROWS_APART_FROM points, the bucket kernels then take one row at a time)."""
     geometry = Geometry.of(curve, group)
     resident = bases if isinstance(bases, ResidentBases) else None
     items = parallel_items or default_parallel_items(ctx, curve, group)
@@ -124,6 +126,7 @@ def plan(
         memory=memory,
         parallel_items=items,
         max_chunk=max_chunk,
+        rows_apart=kept and n >= ROWS_APART_FROM,
     )
     return Job(n, p.window, p.windows, False, resident is not None, p.blocks, p.segments, p.chunk, p.sum_rows)
 

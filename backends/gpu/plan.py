@@ -63,6 +63,13 @@ def fewest_additions_window(n: int, scalar_bits: int) -> int:
 
 
 MAX_SHIFTED_WINDOW = 24  # 2^23 buckets: tables of 32 MiB per row
+# From this many points an MSM over scalars kept on the device runs its bucket kernels one row (window) at a time
+# with every work-item on that row, instead of all rows at once with an equal share each: a PoRep witness's
+# scalars are mostly 0 and 1, so window 0 holds its ones and most of the entries, and with equal shares that
+# row's work-items worked while the others' waited (docs/performance.md). A row of this many entries or more still
+# keeps every work-item busy. (Scalars from host memory keep all rows at once: their upload overlaps the kernels,
+# which needs every row's sums held together.)
+ROWS_APART_FROM = 1 << 20
 
 
 def shifted_window(n: int, scalar_bits: int) -> int:
@@ -86,15 +93,18 @@ def plan_msm(
     memory: Memory,
     parallel_items: int,
     max_chunk: int | None = None,
+    rows_apart: bool = False,
 ) -> MsmPlan:
     """The plan for an MSM of n ≥ 1 points; with ``window`` None the default window, made smaller while the
-    bucket tables do not fit. ``parallel_items`` is how many bucket work-items keep the device busy."""
+    bucket tables do not fit. ``parallel_items`` is how many bucket work-items keep the device busy; with
+    ``rows_apart`` each row gets all of them in turn (see ROWS_APART_FROM)."""
+    sizes = (scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk, rows_apart)
     if window is not None:
-        return _plan(n, window, scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk)
+        return _plan(n, window, *sizes)
     c = fewest_additions_window(n, scalar_bits)
     while True:
         try:
-            return _plan(n, c, scalar_bits, base_bytes, xyzz_bytes, prepared, memory, parallel_items, max_chunk)
+            return _plan(n, c, *sizes)
         except DeviceMemoryError:
             if c == 1:
                 raise
@@ -111,14 +121,15 @@ def _plan(
     memory: Memory,
     parallel_items: int,
     max_chunk: int | None,
+    rows_apart: bool = False,
 ) -> MsmPlan:
     w = window_count(scalar_bits, c)
     nb = 1 << (c - 1)
     blocks = -(-nb // scan_block(nb))
     table = w * (nb + 1) * 4
     per_point = SCALAR_BYTES + 4 * w + (0 if prepared else base_bytes)
-    segments = min(n + nb, max(1, -(-parallel_items // w)))
-    sum_rows = max(1, min(w, memory.max_alloc // (nb * xyzz_bytes)))
+    segments = min(n + nb, max(1, parallel_items if rows_apart else -(-parallel_items // w)))
+    sum_rows = 1 if rows_apart else max(1, min(w, memory.max_alloc // (nb * xyzz_bytes)))
     while True:  # fewer rows of bucket sums at once, then fewer segments (less parallelism), until the tables fit
         held = sum_rows * (nb + 2 * segments)  # bucket sums and edge parts of the rows held at once
         fixed = 3 * table + w * blocks * 4 + (2 * w * segments + w + held) * xyzz_bytes + base_bytes

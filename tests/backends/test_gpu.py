@@ -16,6 +16,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
+from cuzk.backends.gpu import msm_job as msm_job_module
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.bases import SHIFTED_MIN_USES
 from cuzk.backends.gpu.context import DeviceContext, Finish
@@ -490,6 +491,28 @@ def test_compute_h_kept_consumes_its_inputs_only_when_copies_do_not_fit(
     got = small.compute_h_kept(curve, *kept, reduction="libsnark", consume=True)
     np.testing.assert_array_equal(_to_host(got), expected)
     assert not np.array_equal(_to_host(kept[0]), arrays[0])  # transformed in place
+
+
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_rows_apart_over_kept_scalars_give_the_same_sums(
+    backend: DeviceBackend, curve: Curve, group: str, rng: random.Random, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ROWS_APART_FROM points, an MSM over kept scalars runs its bucket kernels one window at a time with all
+    the work-items: the same sums as the reference's, for scalars mostly 0 and 1 (window 0 holding most entries)
+    and for dense ones, alone and in a batch beside a host array (which keeps the rows together)."""
+    monkeypatch.setattr(msm_job_module, "ROWS_APART_FROM", 0)
+    n = 96
+    bases = bases_of(curve, group, n)
+    bits = [rng.choice([0, 0, 1, 1, 1, rng.randrange(curve.r)]) for _ in range(n)]
+    dense = [rng.randrange(curve.r) for _ in range(n)]
+    handle = backend.prepare_bases(curve, group, bases)
+    for values in (bits, dense):
+        scalars = scalars_of(curve, values)
+        expected = REFERENCE.msm(curve, group, bases, scalars)
+        kept = backend.keep_scalars(curve, scalars)
+        np.testing.assert_array_equal(backend.msm_prepared(handle, kept), expected)
+        batch = backend.msm_batch(curve, group, [handle, bases], [kept, scalars])
+        np.testing.assert_array_equal(batch, np.stack([expected, expected]))
 
 
 def _to_host(kept: KeptScalars) -> np.ndarray:
