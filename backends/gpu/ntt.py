@@ -224,7 +224,10 @@ def queue_compute_h(
     except DeviceMemoryError:
         if not in_place:
             raise
-        check_memory(n, 5, memory, "the QAP quotient in place")  # tmp and the tables
+        # tmp, and the tables: the cache keeps at most tables.limit bytes of them (the older ones dropped), and a
+        # transform needs one coset and one factor table of up to n values at a time
+        held = min(4, max(2, tables.limit // (n * FR_BYTES) + 1))
+        check_memory(n, 1 + held, memory, "the QAP quotient in place")
     log_n = n.bit_length() - 1
     ends = [_transform_ends(ctx, v, name, in_place) for name, v in zip("abc", (a, b, c), strict=True)]
     tmp = ctx.buffer(n * FR_BYTES)
