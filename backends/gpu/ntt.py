@@ -226,7 +226,7 @@ def queue_compute_h(
             raise
         # tmp, and the tables: the cache keeps at most tables.limit bytes of them (the older ones dropped), and a
         # transform needs one coset and one factor table of up to n values at a time
-        held = min(4, max(2, tables.limit // (n * FR_BYTES) + 1))
+        held = min(4, max(2, tables.limit // (n * FR_BYTES)))
         check_memory(n, 1 + held, memory, "the QAP quotient in place")
     log_n = n.bit_length() - 1
     ends = [_transform_ends(ctx, v, name, in_place) for name, v in zip("abc", (a, b, c), strict=True)]
