@@ -167,18 +167,23 @@ def load_registries() -> None:
     load; the stub is removed afterwards, so that anything importing scipy later gets it as usual, and a process
     that has scipy.linalg already (nothing to save) or whose registries are loaded (a no-op) is left as it is.
     The one lasting effect: numba compiles np.convolve and np.correlate of floats in this process without BLAS.
+    The loading holds numba's compiler lock, as numba's own loading does (inside a first call's compile): two
+    threads loading the registries at once failed ("ValueError: generator already executing"), e.g. a prover
+    readying its key's points while another thread made its first kernel call.
     """
+    from numba.core.compiler_lock import global_compiler_lock
     from numba.core.registry import cpu_target
 
-    hide = "scipy.linalg" not in sys.modules and BLAS_PROBE not in sys.modules
-    if hide:
-        sys.modules[BLAS_PROBE] = None  # type: ignore[assignment]  # import machinery: ModuleNotFoundError
-    try:
-        cpu_target.target_context.refresh()
-        cpu_target.typing_context.refresh()
-    finally:
-        if hide and sys.modules.get(BLAS_PROBE, False) is None:
-            del sys.modules[BLAS_PROBE]
+    with global_compiler_lock:
+        hide = "scipy.linalg" not in sys.modules and BLAS_PROBE not in sys.modules
+        if hide:
+            sys.modules[BLAS_PROBE] = None  # type: ignore[assignment]  # import machinery: ModuleNotFoundError
+        try:
+            cpu_target.target_context.refresh()
+            cpu_target.typing_context.refresh()
+        finally:
+            if hide and sys.modules.get(BLAS_PROBE, False) is None:
+                del sys.modules[BLAS_PROBE]
 
 
 def _register() -> None:
