@@ -1,4 +1,4 @@
-"""Circuits of any size as arrays: the large benchmark's R1CS and its witness, made in seconds at 2^27 constraints.
+"""Circuits of any size as arrays: the large benchmark's R1CS and its witness, with no Python object per constraint.
 
 A circuit object of the reference (one Python object per constraint and term) cannot reach Filecoin's sizes: a
 PoRep partition has about 2^27 constraints. :func:`gates` writes a circuit straight into the CSR arrays the engine
@@ -31,6 +31,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
+from cuzk.engine.setup_arrays import ArrayScalars
 from cuzk.engine.witness import Csr
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError
@@ -40,7 +41,6 @@ WITNESSES = ("porep", "dense")
 FREE_SHARE = 8  # one free variable for this many constraints
 DENSE_SHARE_POREP = 32  # one free variable in this many is a field element in a PoRep-like witness
 NUM_INPUTS = 2  # the constant 1 and one public input (x_1)
-CHUNK = 1 << 22  # rows per FIELD_OPS call: bounds the backend's temporary memory
 
 
 @dataclass(frozen=True)
@@ -95,12 +95,8 @@ class ArrayCircuit:
 
 
 def field_products(backend: Backend, curve: Curve, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a_i·b_i mod r row by row, by ``backend``'s FIELD_OPS in chunks of CHUNK rows."""
-    out = np.empty_like(a)
-    for start in range(0, len(a), CHUNK):
-        part = slice(start, start + CHUNK)
-        out[part] = backend.field_op(curve, "fr", "mul", a[part], b[part])  # type: ignore[attr-defined]
-    return out
+    """a_i·b_i mod r row by row, by ``backend``'s FIELD_OPS (in chunks: :class:`ArrayScalars`)."""
+    return ArrayScalars(backend, curve).op("mul", a, b)
 
 
 def random_elements(curve: Curve, count: int, rng: np.random.Generator) -> np.ndarray:
