@@ -85,6 +85,22 @@ def test_proof_from_the_array_key_verifies(witness: str, keep: tuple[str, ...]) 
     assert not verify(key.vk, [curve.Fr(x + 1) for x in circuit.public_inputs()], proof)
 
 
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_generator_bases_are_the_multiples_kept(backend, group: str) -> None:  # type: ignore[no-untyped-def]
+    """generator_bases makes the bases prepare_bases would keep of generator_multiples' points (on a GPU without
+    their crossing to the host): MSMs over both agree, and with the reference's MSM over the points."""
+    curve = BLS12_381
+    rng = np.random.default_rng(5)
+    k = limbs.ints_to_limbs([int(x) for x in rng.integers(0, 1 << 62, size=9)] + [0, 1], limbs.FR_LIMBS)
+    points = backend.generator_multiples(curve, group, k)
+    made = backend.generator_bases(curve, group, k, uses=1)
+    assert made.n == len(k)
+    scalars = limbs.ints_to_limbs([int(x) for x in rng.integers(0, 1 << 62, size=len(k))], limbs.FR_LIMBS)
+    expected = get_backend("reference").msm(curve, group, points, scalars)
+    np.testing.assert_array_equal(backend.msm_prepared(made, scalars), expected)
+    np.testing.assert_array_equal(backend.msm_prepared(backend.prepare_bases(curve, group, points), scalars), expected)
+
+
 def test_resident_key_stays_with_its_backend() -> None:
     curve, cpu = BN254, get_backend("cpu")
     circuit = gates(curve, 20, cpu)
