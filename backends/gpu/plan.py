@@ -66,10 +66,11 @@ MAX_SHIFTED_WINDOW = 24  # 2^23 buckets: tables of 32 MiB per row
 # From this many points an MSM over scalars kept on the device runs its bucket kernels one row (window) at a time
 # with every work-item on that row, instead of all rows at once with an equal share each: a PoRep witness's
 # scalars are mostly 0 and 1, so window 0 holds its ones and most of the entries, and with equal shares that
-# row's work-items worked while the others' waited (docs/performance.md). A row of this many entries or more still
-# keeps every work-item busy. (Scalars from host memory keep all rows at once: their upload overlaps the kernels,
-# which needs every row's sums held together.)
-ROWS_APART_FROM = 1 << 20
+# row's work-items worked while the others' waited; dense scalars gained as much (2^24 BLS12-381 on an H200: −30 %,
+# docs/performance.md). Below 2^22 points, where a row keeps fewer entries per work-item and the proofs of issue
+# 24 were measured, the rows stay together until measured. (Scalars from host memory keep all rows at once: their
+# upload overlaps the kernels, which needs every row's sums held together.)
+ROWS_APART_FROM = 1 << 22
 
 
 def shifted_window(n: int, scalar_bits: int) -> int:
