@@ -147,14 +147,9 @@ def points_from_montgomery(
     sections are not 8-byte aligned), so the copies run on the pool too and the extra memory is a span per thread."""
     n, fq = len(stored), params.fq
     shape = limbs.point_shape(curve, group)
-    per_point = 2 if group == "g1" else 4
+    F, like, b, per_point = _field_of(curve, params, group)
     out = np.empty((n * per_point, fq.n), np.uint64)
     p = np.array(limb_tuple(fq.modulus, fq.n), dtype=np.uint64)
-    F, b_value = fq.consts, limbs.group_of(curve, group).b
-    if group == "g1":
-        like, b = F.one, fq.mont_tuple(b_value.value)
-    else:
-        like, b = (F.one, F.one), (fq.mont_tuple(b_value.c0.value), fq.mont_tuple(b_value.c1.value))
 
     def span(bounds: tuple[int, int]) -> tuple[int, int]:
         lo, hi = bounds
