@@ -3,7 +3,8 @@
 # benchmarks/large/prove.py for each size of LOGS (default 20,22) and curve of CURVES (default bls12_381), one
 # process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
 # bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
-# where B_G2 runs instead of the GPU. Logs and JSON in $OUT/large/; the summary table last.
+# where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by kernel).
+# Logs and JSON in $OUT/large/; the summary table last.
 #     LOGS=20,22 bash benchmarks/large/h200.sh
 #     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
 set -uo pipefail
@@ -14,6 +15,11 @@ if [[ ${TESTS:-1} == 1 ]]; then
   timeout 300 python3 -m pytest -q -p no:cacheprovider tests/engine/test_setup_arrays.py -k "cuda" -rs \
     > "$LOGS_DIR/tests.txt" 2>&1
   tail -2 "$LOGS_DIR/tests.txt"
+fi
+if [[ -n ${DENSITY:-} ]]; then  # DENSITY=24: msm_density.py at 2^24 first, every kernel line kept
+  timeout 200 python3 benchmarks/large/msm_density.py --log "$DENSITY" --groups g1,g2 \
+    --kinds "${DENSITY_KINDS:-dense,porep,ones,sparse}" --repeat 2 > "$LOGS_DIR/msm_density.txt" 2>&1
+  cat "$LOGS_DIR/msm_density.txt"
 fi
 for curve in ${CURVES:-bls12_381}; do
   for log in $(echo "${LOGS:-20,22}" | tr , ' '); do
