@@ -83,6 +83,26 @@ def queue_check(ctx: DeviceContext, curve: Curve, group: str, resident: Resident
     return lambda: -1 if int(read()[0]) == NONE_BAD else int(read()[0])
 
 
+def shifted_layout(curve: Curve, group: str, n: int, memory: Memory, max_chunk: int | None) -> tuple[int, int] | None:
+    """(c, W) of the shifted copies of n bases (see :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤
+    SHIFTED_MAX_POINTS[curve] and the W copies fit in one allocation and half the free memory; else None."""
+    if not n or max_chunk or n > SHIFTED_MAX_POINTS.get(curve.name, SHIFTED_MAX_POINTS_DEFAULT):
+        return None
+    c = shifted_window(n, curve.r.bit_length())
+    w = window_count(curve.r.bit_length(), c)
+    nbytes = w * n * Geometry.of(curve, group).base_bytes
+    if w > 1 and w * n < 1 << 31 and nbytes <= min(memory.max_alloc, memory.budget // 2):
+        return c, w
+    return None
+
+
+def shift(ctx: DeviceContext, curve: Curve, group: str, buf: Any, n: int, layout: tuple[int, int]) -> ResidentBases:
+    """The resident bases of ``buf``, whose first n points (Montgomery form) get their shifted copies after them."""
+    c, w = layout
+    ctx.launch(curve, program(group), f"{group}_shift_bases", n, buf, np.uint32(n), np.uint32(c), np.uint32(w))
+    return ResidentBases(ctx, [(buf, 0, n)], w * n * Geometry.of(curve, group).base_bytes, shift=c, windows=w)
+
+
 def prepare(
     ctx: DeviceContext,
     curve: Curve,
@@ -93,24 +113,18 @@ def prepare(
     shifted: bool = False,
     stored: bool = False,
 ) -> ResidentBases:
-    """Upload the bases to stay; with ``shifted``, also their shifted copies for the window of n points (see
-    :func:`~cuzk.backends.gpu.plan.shifted_window`) when n ≤ SHIFTED_MAX_POINTS[curve] and the copies fit in one
-    allocation and half the free memory (else the bases alone). ``stored``: the bases are a file's words, already
-    in the device's Montgomery form (any array whose bytes are those words: a .zkey section's uint8 rows)."""
+    """Upload the bases to stay; with ``shifted``, also their shifted copies when they fit (:func:`shifted_layout`;
+    else the bases alone). ``stored``: the bases are a file's words, already in the device's Montgomery form (any
+    array whose bytes are those words: a .zkey section's uint8 rows)."""
     geometry = Geometry.of(curve, group)
     n = len(bases)
-    if shifted and n and not max_chunk and n <= SHIFTED_MAX_POINTS.get(curve.name, SHIFTED_MAX_POINTS_DEFAULT):
-        c = shifted_window(n, curve.r.bit_length())
-        w = window_count(curve.r.bit_length(), c)
-        nbytes = w * n * geometry.base_bytes
-        if w > 1 and w * n < 1 << 31 and nbytes <= min(memory.max_alloc, memory.budget // 2):
-            buf = ctx.buffer(nbytes)
-            ctx.write(buf, bases)
-            prog = program(group)
-            if not stored:
-                ctx.launch(curve, prog, f"{group}_bases_to_mont", n, buf, np.uint32(n))
-            ctx.launch(curve, prog, f"{group}_shift_bases", n, buf, np.uint32(n), np.uint32(c), np.uint32(w))
-            return ResidentBases(ctx, [(buf, 0, n)], nbytes, shift=c, windows=w)
+    layout = shifted_layout(curve, group, n, memory, max_chunk) if shifted else None
+    if layout is not None:
+        buf = ctx.buffer(layout[1] * n * geometry.base_bytes)
+        ctx.write(buf, bases)
+        if not stored:
+            ctx.launch(curve, program(group), f"{group}_bases_to_mont", n, buf, np.uint32(n))
+        return shift(ctx, curve, group, buf, n, layout)
     return upload_bases(ctx, curve, group, bases, piece_sizes(n, geometry.base_bytes, memory, max_chunk), stored)
 
 
@@ -124,5 +138,7 @@ __all__ = [
     "prepare",
     "program",
     "queue_check",
+    "shift",
+    "shifted_layout",
     "upload_bases",
 ]

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.gpu.bases import Geometry, ResidentBases, program
+from cuzk.backends.gpu.bases import Geometry, ResidentBases, program, shift, shifted_layout
 from cuzk.backends.gpu.context import DeviceContext
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import SCALAR_BYTES, Memory, piece_sizes
@@ -80,22 +80,28 @@ def generator_bases(
     memory: Memory,
     cached: dict[Any, Any],
     max_chunk: int | None,
+    shifted: bool = False,
 ) -> ResidentBases:
     """[k_i]G made where they stay: each piece of the resident bases is the fixed-base kernel's output buffer,
-    converted to Montgomery form in place, so no point crosses to the host (a 2^27-point query is 13 GB)."""
-    geometry = Geometry.of(curve, group)
-    sizes = piece_sizes(len(scalars), geometry.base_bytes, memory, max_chunk)
+    converted to Montgomery form in place, so no point crosses to the host (a 2^27-point query is 13 GB); with
+    ``shifted``, one piece that also holds the shifted copies when they fit, as :func:`~.bases.prepare` makes."""
+    geometry, n = Geometry.of(curve, group), len(scalars)
+    layout = shifted_layout(curve, group, n, memory, max_chunk) if shifted else None
+    sizes = [n] if layout is not None else piece_sizes(n, geometry.base_bytes, memory, max_chunk)
     table, pieces, start = device_table(ctx, curve, group, cached), [], 0
     for count in sizes:
-        buf = ctx.buffer(count * geometry.base_bytes)
+        rows = layout[1] * count if layout is not None else count
+        buf = ctx.buffer(rows * geometry.base_bytes)
         scalar_buf = ctx.upload(scalars[start : start + count])
         kernel = f"{group}_generator_multiples"
         ctx.launch(curve, program(group), kernel, count, table, scalar_buf, np.uint32(count), buf)
         ctx.launch(curve, program(group), f"{group}_bases_to_mont", count, buf, np.uint32(count))
-        del scalar_buf
+        del scalar_buf  # freed before the next piece's buffer is taken
+        if layout is not None:
+            return shift(ctx, curve, group, buf, n, layout)
         pieces.append((buf, start, count))
         start += count
-    return ResidentBases(ctx, pieces, len(scalars) * geometry.base_bytes)
+    return ResidentBases(ctx, pieces, n * geometry.base_bytes)
 
 
 __all__ = ["WINDOW", "device_table", "generator_bases", "generator_multiples", "table_limbs"]

@@ -69,8 +69,7 @@ class BasesWork:
         more than they save."""
 
         def make(ctx: DeviceContext, memory: Memory) -> device_bases.ResidentBases:
-            shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
-            shifted = shifted and (uses is None or uses >= device_bases.SHIFTED_MIN_USES)
+            shifted = self._shifted(ctx, uses)
             return device_bases.prepare(ctx, curve, group, bases, memory, self.max_chunk, shifted, stored)
 
         return self._kept(
@@ -80,13 +79,20 @@ class BasesWork:
     def _generator_bases(
         self, curve: Curve, group: str, scalars: np.ndarray, uses: int | None
     ) -> device_bases.ResidentBases:
-        tables = self._fixed_base_tables
-        resident, _ = self._kept(
-            lambda ctx, memory: fixed_base.generator_bases(ctx, curve, group, scalars, memory, tables, self.max_chunk),
-            lambda ctx, resident: ready(-1),
-        )
+        def make(ctx: DeviceContext, memory: Memory) -> device_bases.ResidentBases:
+            shifted = self._shifted(ctx, uses)
+            tables = self._fixed_base_tables
+            return fixed_base.generator_bases(ctx, curve, group, scalars, memory, tables, self.max_chunk, shifted)
+
+        resident, _ = self._kept(make, lambda ctx, resident: ready(-1))
         assert resident is not None
         return resident
+
+    def _shifted(self, ctx: DeviceContext, uses: int | None) -> bool:
+        """Whether bases serving ``uses`` MSMs (None: many) get shifted copies (``shifted_bases``, by default on a
+        GPU): only from SHIFTED_MIN_USES MSMs, for fewer they cost more than they save."""
+        shifted = ctx.info.kind == "gpu" if self.shifted_bases is None else self.shifted_bases
+        return shifted and (uses is None or uses >= device_bases.SHIFTED_MIN_USES)
 
     def _kept(
         self,

@@ -515,6 +515,24 @@ def test_rows_apart_over_kept_scalars_give_the_same_sums(
         np.testing.assert_array_equal(batch, np.stack([expected, expected]))
 
 
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_generator_bases_get_shifted_copies_as_prepared_bases_do(
+    backend: DeviceBackend, curve: Curve, group: str, rng: random.Random
+) -> None:
+    """generator_bases decides on shifted copies as prepare_bases does (from SHIFTED_MIN_USES MSMs, where the
+    backend makes them): made on the device, the MSMs over them are the reference's over generator_multiples'."""
+    shifting = fresh(backend, shifted_bases=True)
+    k = scalars_of(curve, [rng.randrange(curve.r) for _ in range(40)])
+    points = shifting.generator_multiples(curve, group, k)
+    z = scalars_of(curve, [rng.randrange(curve.r) for _ in range(40)])
+    expected = REFERENCE.msm(curve, group, points, z)
+    for uses, shifted in ((None, True), (SHIFTED_MIN_USES, True), (1, False)):
+        made = shifting.generator_bases(curve, group, k, uses=uses)
+        assert (made.payload.shift is not None) is shifted
+        assert (shifting.prepare_bases(curve, group, points, uses=uses).payload.shift is not None) is shifted
+        np.testing.assert_array_equal(shifting.msm_prepared(made, z), expected)
+
+
 def _to_host(kept: KeptScalars) -> np.ndarray:
     """The rows a GPU backend's KeptScalars stand for, read back."""
     payload = kept.payload
