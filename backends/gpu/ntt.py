@@ -217,17 +217,17 @@ def queue_compute_h(
     the device already; they are read, not changed, unless ``consume`` and their copies do not fit: then kept ones
     are transformed in place."""
     n = len(a)
-    in_place = consume and all(isinstance(v, DeviceScalars) and v.first == 0 for v in (a, b, c))
+    in_place = False
     try:
         check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
-        in_place = False
     except DeviceMemoryError:
-        if not in_place:
+        if not (consume and all(isinstance(v, DeviceScalars) and v.first == 0 for v in (a, b, c))):
             raise
         # tmp, and the tables: the cache keeps at most tables.limit bytes of them (the older ones dropped), and a
         # transform needs one coset and one factor table of up to n values at a time
         held = min(4, max(2, tables.limit // (n * FR_BYTES)))
         check_memory(n, 1 + held, memory, "the QAP quotient in place")
+        in_place = True
     log_n = n.bit_length() - 1
     ends = [_transform_ends(ctx, v, name, in_place) for name, v in zip("abc", (a, b, c), strict=True)]
     tmp = ctx.buffer(n * FR_BYTES)
