@@ -247,8 +247,16 @@ class CudaContext(BufferHelpers):
     # --- buffers --------------------------------------------------------------------------------------------
 
     def buffer(self, nbytes: int) -> Any:
+        """A new device buffer; when the device has no memory left, the free leased slots and CuPy's free blocks go
+        back to the device first and the allocation is tried once more (its error then stands)."""
         with self._on():
-            return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
+            try:
+                return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
+            except self.cp.cuda.memory.OutOfMemoryError:
+                self.release_cached()
+                self.stream.synchronize()
+                self.cp.get_default_memory_pool().free_all_blocks()
+                return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
 
     def write(self, buf: Any, array: np.ndarray) -> None:
         """Queue the copy of ``array`` into ``buf``; the caller may change ``array`` as soon as this returns. Up to
@@ -276,6 +284,13 @@ class CudaContext(BufferHelpers):
 
     def release_cached(self) -> None:
         self.leases.trim(0)
+
+    @property
+    def free_bytes(self) -> int:
+        """The device's free memory (other processes' use already out of it) plus the free blocks of CuPy's pool."""
+        with self.device:
+            free, _ = self.cp.cuda.runtime.memGetInfo()
+        return int(free) + int(self.cp.get_default_memory_pool().free_bytes())
 
     def _stage(self, buf: Any, raw: np.ndarray, stream: Any) -> None:
         """Queue the copy of the bytes ``raw`` into ``buf`` on ``stream``, through the pinned ring when large."""

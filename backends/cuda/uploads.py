@@ -79,8 +79,7 @@ class LeasedUploads:
             slot = self._take(nbytes)
             if slot is None:
                 size = -(-nbytes // SLOT_ROUND) * SLOT_ROUND
-                with self.device, self.stream:
-                    slot = Slot(self.cp.empty(size, dtype=self.cp.uint8), size)
+                slot = Slot(self._allocate(size), size)
                 self.copy_stream.wait_event(self._mark(self.stream))  # what the pool's block may still serve
             elif slot.released is not None and not slot.released.done:
                 self.copy_stream.wait_event(slot.released)
@@ -120,6 +119,18 @@ class LeasedUploads:
             self._trim(keep_bytes)
 
     # --- inside ------------------------------------------------------------------------------------------------
+
+    def _allocate(self, nbytes: int) -> Any:
+        """A new slot's memory; when the device has none left, the free slots and the pool's free blocks go back to
+        the device first and the allocation is tried once more (its error then stands)."""
+        with self.device, self.stream:
+            try:
+                return self.cp.empty(nbytes, dtype=self.cp.uint8)
+            except self.cp.cuda.memory.OutOfMemoryError:
+                self._trim(0)
+                self.stream.synchronize()  # the slots' last copies, which the pool's next user waits for
+                self.cp.get_default_memory_pool().free_all_blocks()
+                return self.cp.empty(nbytes, dtype=self.cp.uint8)
 
     def _mark(self, stream: Any) -> Any:
         event = self.cp.cuda.Event(disable_timing=True)

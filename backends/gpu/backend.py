@@ -63,6 +63,7 @@ T = TypeVar("T")
 
 MEMORY_FRACTION = 0.75  # of the device's global memory one call may plan with
 TABLE_CACHE_FRACTION = 0.125  # of that, for cached NTT tables
+FREE_HEADROOM = 0.02  # of the device's memory, left free by a plan (the pool's rounding, blocks split apart)
 
 
 class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase):
@@ -217,14 +218,24 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         return getattr(self._per_thread, "batch_seconds", None)
 
     def _memory(self) -> Memory:
-        info = self.context.info
+        """What the next call may plan with: its share of the device less the resident bases and matrices and the
+        cached slots, and never more than the device has free now (less FREE_HEADROOM) where the API tells, for
+        arrays kept between calls (a proof's z, a, b, c) and other processes count there."""
+        ctx = self.context
+        info = ctx.info
         total = int(info.global_mem * MEMORY_FRACTION) if self.memory_limit is None else self.memory_limit
-        budget = max(0, total - self._resident - self.context.cached_bytes)
-        return Memory(budget, min(info.max_alloc, total))
+        budget = total - self._resident - ctx.cached_bytes
+        free = ctx.free_bytes
+        if free is not None:
+            budget = min(budget, free - int(info.global_mem * FREE_HEADROOM))
+        return Memory(max(0, budget), min(info.max_alloc, total))
 
     def _ntt_tables(self) -> ntt_device.Tables:
+        """The cached NTT tables, trimmed to TABLE_CACHE_FRACTION of the memory this call may plan with (the tables'
+        own included): a 2^27 domain's tables are several GB, which a device full of resident bases cannot spare."""
         if self._tables is None:
-            self._tables = ntt_device.Tables(int(self._memory().budget * TABLE_CACHE_FRACTION))
+            self._tables = ntt_device.Tables(0)
+        self._tables.fit(int((self._memory().budget + self._tables.nbytes) * TABLE_CACHE_FRACTION))
         return self._tables
 
     # --- the hooks of BackendBase ---------------------------------------------------------------------------

@@ -120,6 +120,11 @@ class DeviceContext(Protocol):
         """Give the memory of ``cached_bytes`` back (after an out-of-memory error)."""
         ...
 
+    @property
+    def free_bytes(self) -> int | None:
+        """Device memory new buffers can still get now (None where the API does not tell, as OpenCL's)."""
+        ...
+
     def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
         """How many threads of kernel ``name`` one compute unit runs at once, where the API tells (else None)."""
         ...
@@ -167,6 +172,10 @@ class BufferHelpers:
         return 0
 
     def release_cached(self) -> None:
+        return None
+
+    @property
+    def free_bytes(self) -> int | None:
         return None
 
     def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:

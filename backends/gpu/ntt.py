@@ -71,9 +71,22 @@ class Tables:
         buf = ctx.buffer(count * FR_BYTES)
         ctx.launch(curve, "ntt", kernel, items, buf, *args)
         self._tables[key] = (buf, count * FR_BYTES)
-        while sum(size for _, size in self._tables.values()) > self.limit and len(self._tables) > 1:
-            self._tables.popitem(last=False)
+        self._trim(keep=1)
         return buf
+
+    @property
+    def nbytes(self) -> int:
+        return sum(size for _, size in self._tables.values())
+
+    def fit(self, limit_bytes: int) -> None:
+        """Keep at most ``limit_bytes`` from now on, the least recently used dropped now: the device's memory left
+        beside the resident keys and a proof's kept arrays sets the limit at each call."""
+        self.limit = limit_bytes
+        self._trim(keep=0)
+
+    def _trim(self, keep: int) -> None:
+        while self.nbytes > self.limit and len(self._tables) > keep:
+            self._tables.popitem(last=False)
 
     def powers(self, ctx: DeviceContext, curve: Curve, which: int, log_n: int, count: int, scaled: bool = False) -> Any:
         """base^i (× 2^(−log_n) when scaled), i < count; the base as ntt_table_base(which, log_n)."""

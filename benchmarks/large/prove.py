@@ -52,6 +52,19 @@ class DevicePeak:
             self.peak = max(self.peak, total - free)
             time.sleep(interval)
 
+    def now(self) -> str:
+        """The device's memory in use now and the share of it CuPy's pool holds unused (empty without CuPy)."""
+        if not hasattr(self, "_info"):
+            return ""
+        import cupy
+
+        free, total = self._info()
+        pool = cupy.get_default_memory_pool()
+        return (
+            f"device now {(total - free) / 1e9:.1f} GB in use, of which the pool's free blocks "
+            f"{pool.free_bytes() / 1e9:.1f} GB; peak so far {self.peak / 1e9:.1f} GB"
+        )
+
     def stop(self) -> int:
         self._stop.set()
         return self.peak
@@ -149,6 +162,7 @@ def main() -> None:
             flush=True,
         )
         print("\n".join("    " + line for line in timings_table(last)), flush=True)
+        print(f"  {device.now()}", flush=True)
     results["device_peak_gb"] = round(device.stop() / 1e9, 2)
     results["host_peak_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9, 2)
     if args.json:

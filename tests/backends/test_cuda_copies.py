@@ -7,6 +7,7 @@ memory that it rewrites only after every earlier reader, and the main stream's r
 from __future__ import annotations
 
 import gc
+import weakref
 from types import SimpleNamespace
 from typing import Any
 
@@ -16,7 +17,7 @@ import pytest
 from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.gpu.context import DeviceInfo
 
-ALLOCATIONS: list[np.ndarray] = []  # every fake device allocation, for UnownedMemory's pointer lookup
+ALLOCATIONS: list[weakref.ref[np.ndarray]] = []  # the fake device's allocations, for UnownedMemory's pointer lookup
 
 
 class FakeStream:
@@ -37,6 +38,9 @@ class FakeStream:
             op()
             if op is until:
                 return
+
+    def synchronize(self) -> None:
+        self.run()
 
     def wait_event(self, event: FakeEvent) -> None:
         self.queue.append(event.synchronize)
@@ -81,8 +85,12 @@ class FakeMemoryPointer:
         self.mem, self.ptr = mem, mem.ptr + offset
 
 
+def live_allocations() -> list[np.ndarray]:
+    return [base for ref in ALLOCATIONS if (base := ref()) is not None]
+
+
 def _memory_at(ptr: int, size: int) -> np.ndarray:
-    for base in ALLOCATIONS:
+    for base in live_allocations():
         start = base.ctypes.data
         if start <= ptr and ptr + size <= start + base.nbytes:
             return base[ptr - start : ptr - start + size]
@@ -138,7 +146,18 @@ class FakeCupy:
             MemoryPointer=FakeMemoryPointer,
             alloc_pinned_memory=self.alloc_pinned_memory,
             memory=SimpleNamespace(OutOfMemoryError=MemoryError),
+            runtime=SimpleNamespace(memGetInfo=lambda: (self.capacity - self.live_bytes, self.capacity)),
         )
+        self.pool = SimpleNamespace(free_all_blocks=gc.collect, free_bytes=lambda: 0)  # frees at once, as the driver
+
+    capacity = 1 << 20  # the device's bytes: an allocation beyond what live ones leave raises OutOfMemoryError
+
+    @property
+    def live_bytes(self) -> int:
+        return sum(base.nbytes for base in live_allocations())
+
+    def get_default_memory_pool(self) -> SimpleNamespace:
+        return self.pool
 
     pinned_limit: int | None = None  # how many pinned buffers the host grants (None: any number)
 
@@ -150,8 +169,11 @@ class FakeCupy:
         return memory
 
     def empty(self, nbytes: int, dtype: Any) -> FakeDeviceArray:
-        ALLOCATIONS.append(np.zeros(nbytes, dtype=np.uint8))
-        return FakeDeviceArray(None, host=ALLOCATIONS[-1])
+        if self.live_bytes + nbytes > self.capacity:
+            raise MemoryError(f"out of memory allocating {nbytes} bytes")
+        host = np.zeros(nbytes, dtype=np.uint8)
+        ALLOCATIONS.append(weakref.ref(host))
+        return FakeDeviceArray(None, host=host)
 
 
 def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy, lease_min: int = 1 << 30) -> Any:
@@ -332,3 +354,28 @@ def test_free_slots_are_cached_up_to_the_limit_and_released_on_demand(copying: A
     del kept
     ctx.release_cached()
     assert ctx.cached_bytes == 0
+
+
+@pytest.mark.parametrize("path", ["buffer", "upload"])
+def test_an_allocation_the_cached_slots_block_gives_them_back_and_succeeds(copying: Any, path: str) -> None:
+    """With the fake's 1 MiB full of free cached slots and one live buffer, a new buffer (or a new slot of an upload)
+    that does not fit is allocated after the slots go back to the device, instead of failing; the device's free
+    memory as the planners see it counts the allocations that live between calls."""
+    ctx = copying
+    bufs = [ctx.upload(np.ones(1 << 18, dtype=np.uint8)) for _ in range(2)]
+    del bufs
+    gc.collect()
+    live = ctx.buffer(1 << 18)
+    ctx.upload(np.ones(64, dtype=np.uint8))  # takes the returned slots in
+    assert ctx.cached_bytes == 2 * (1 << 18)
+    assert ctx.free_bytes < (1 << 20) - 3 * (1 << 18) + 4096
+    size = 3 * (1 << 18) - 4096
+    new = ctx.buffer(size) if path == "buffer" else ctx.upload(np.full(size, 7, dtype=np.uint8))
+    assert new.nbytes == size and ctx.cached_bytes == 0
+    if path == "upload":
+        ctx.stream.synchronize()
+        ctx.leases.copy_stream.run()
+        assert (new.host == 7).all()
+    with pytest.raises(MemoryError):
+        ctx.buffer(1 << 19)  # nothing cached is left to give back: the error stands
+    del live

@@ -204,3 +204,21 @@ def test_ntt_three_passes_sparse(backend: DeviceBackend, curve: Curve, rng: rand
             values[j] = limbs.int_to_limbs(v, limbs.FR_LIMBS)
         got = backend.ntt(curve, values, inverse=inverse, coset=coset)
         np.testing.assert_array_equal(got, limbs.fr_to_limbs(curve, sparse_ntt(curve, n, entries, inverse, coset)))
+
+
+def test_ntt_tables_keep_to_the_limit_each_call_sets(backend: DeviceBackend, curve: Curve) -> None:
+    """The cached tables stay within the limit a call sets (the least recently used dropped first, the one just
+    made always kept), and a table dropped is made again, the same, when a later transform needs it."""
+    ctx = backend.context
+    tables = ntt_device.Tables(1 << 30)
+    with ctx.lock:
+        first = ctx.read(tables.powers(ctx, curve, 0, 8, 256), (256, 4))
+        tables.powers(ctx, curve, 0, 6, 64)
+        assert tables.nbytes == (256 + 64) * ntt_device.FR_BYTES
+        tables.fit(100 * ntt_device.FR_BYTES)
+        assert tables.nbytes == 64 * ntt_device.FR_BYTES, "the older, larger table is dropped"
+        again = ctx.read(tables.powers(ctx, curve, 0, 8, 256), (256, 4))
+        assert tables.nbytes == 256 * ntt_device.FR_BYTES, "a table beyond the limit is kept alone while in use"
+        tables.fit(0)
+        assert tables.nbytes == 0
+    assert np.array_equal(first, again) and len(np.unique(first, axis=0)) == 256, "256 distinct powers, made alike"
