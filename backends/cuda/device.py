@@ -287,10 +287,15 @@ class CudaContext(BufferHelpers):
 
     @property
     def free_bytes(self) -> int:
-        """The device's free memory (other processes' use already out of it) plus the free blocks of CuPy's pool."""
+        """The device's free memory (other processes' use already out of it), within the pool's limit where one is
+        set (CUPY_GPU_MEMORY_LIMIT), plus the free blocks of CuPy's pool."""
+        pool = self.cp.get_default_memory_pool()
         with self.device:
             free, _ = self.cp.cuda.runtime.memGetInfo()
-        return int(free) + int(self.cp.get_default_memory_pool().free_bytes())
+        limit = int(pool.get_limit())
+        if limit:
+            free = min(free, max(0, limit - int(pool.total_bytes())))
+        return int(free) + int(pool.free_bytes())
 
     def _stage(self, buf: Any, raw: np.ndarray, stream: Any) -> None:
         """Queue the copy of the bytes ``raw`` into ``buf`` on ``stream``, through the pinned ring when large."""

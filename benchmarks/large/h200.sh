@@ -3,7 +3,8 @@
 # benchmarks/large/prove.py for each size of LOGS (default 20,22) and curve of CURVES (default bls12_381), one
 # process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
 # bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
-# where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by kernel).
+# where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
+# kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it.
 # Logs and JSON in $OUT/large/; the summary table last.
 #     LOGS=20,22 bash benchmarks/large/h200.sh
 #     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
@@ -33,12 +34,14 @@ for curve in ${CURVES:-bls12_381}; do
 done
 python3 - "$LOGS_DIR" <<'PY'
 import json, pathlib, sys
-print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{'dev GB':>8}{'host GB':>8}  ok")
+print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{'dev GB':>8}{'live GB':>8}"
+      f"{'host GB':>8}  ok")
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     r = json.loads(path.read_text())
     p, d = r.get("porep", {}), r.get("dense", {})
     ok = all(r[k]["verified"] for k in ("porep", "dense") if k in r)
     print(f"{path.stem:<18}{r['made_s'].get('setup (key kept on device)', 0):>9.1f}{p.get('median_ms', 0):>10.1f}"
           f"{d.get('median_ms', 0):>10.1f}{p.get('overhead_pct') or 0:>7.1f}{r['device_peak_gb']:>8.1f}"
+          f"{r.get('device_live_peak_gb', 0):>8.1f}"
           f"{r['host_peak_gb']:>8.1f}  {ok}")
 PY

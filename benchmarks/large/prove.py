@@ -34,14 +34,15 @@ from cuzk.reference.groth16 import random_toxic_waste
 
 
 class DevicePeak:
-    """The largest device memory in use (total − free) seen by a sampling thread; 0 without CuPy."""
+    """The largest device memory the process holds (total − free: CuPy's pool, its free blocks included) and the
+    largest in live arrays (the pool's used bytes), seen by a sampling thread; 0 without CuPy."""
 
     def __init__(self, interval: float = 0.02) -> None:
-        self.peak, self._stop = 0, threading.Event()
+        self.peak, self.live_peak, self._stop = 0, 0, threading.Event()
         try:
             import cupy
 
-            self._info = cupy.cuda.runtime.memGetInfo
+            self._info, self._pool = cupy.cuda.runtime.memGetInfo, cupy.get_default_memory_pool()
         except ImportError:
             return
         threading.Thread(target=self._sample, args=(interval,), daemon=True).start()
@@ -50,6 +51,7 @@ class DevicePeak:
         while not self._stop.is_set():
             free, total = self._info()
             self.peak = max(self.peak, total - free)
+            self.live_peak = max(self.live_peak, self._pool.used_bytes())
             time.sleep(interval)
 
     def now(self) -> str:
@@ -62,7 +64,8 @@ class DevicePeak:
         pool = cupy.get_default_memory_pool()
         return (
             f"device now {(total - free) / 1e9:.1f} GB in use, of which the pool's free blocks "
-            f"{pool.free_bytes() / 1e9:.1f} GB; peak so far {self.peak / 1e9:.1f} GB"
+            f"{pool.free_bytes() / 1e9:.1f} GB; peak so far {self.peak / 1e9:.1f} GB held, "
+            f"{self.live_peak / 1e9:.1f} GB in live arrays"
         )
 
     def stop(self) -> int:
@@ -164,6 +167,7 @@ def main() -> None:
         print("\n".join("    " + line for line in timings_table(last)), flush=True)
         print(f"  {device.now()}", flush=True)
     results["device_peak_gb"] = round(device.stop() / 1e9, 2)
+    results["device_live_peak_gb"] = round(device.live_peak / 1e9, 2)
     results["host_peak_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9, 2)
     if args.json:
         with open(args.json, "w") as out:

@@ -148,7 +148,9 @@ class FakeCupy:
             memory=SimpleNamespace(OutOfMemoryError=MemoryError),
             runtime=SimpleNamespace(memGetInfo=lambda: (self.capacity - self.live_bytes, self.capacity)),
         )
-        self.pool = SimpleNamespace(free_all_blocks=gc.collect, free_bytes=lambda: 0)  # frees at once, as the driver
+        self.pool = SimpleNamespace(  # it frees at once, as the driver does
+            free_all_blocks=gc.collect, free_bytes=lambda: 0, get_limit=lambda: 0, total_bytes=lambda: self.live_bytes
+        )
 
     capacity = 1 << 20  # the device's bytes: an allocation beyond what live ones leave raises OutOfMemoryError
 
