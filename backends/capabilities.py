@@ -240,8 +240,9 @@ class SupportsKeptScalars(Protocol):
     ) -> KeptScalars:
         """``compute_h``'s scalars, left with the backend (same checks, same errors). a, b and c may be kept too
         (``keep_scalars``, e.g. while an earlier proof runs); they are read, not changed, unless ``consume``: then a
-        backend short of memory for copies of them may transform kept ones in place (a device at 2^27 values), and
-        the caller must not use them again."""
+        backend short of memory for copies of them may transform kept ones in place (a device at 2^27 values) and
+        let go of their memory once H is made, and the caller must not use them again (a device's backend then
+        refuses them with BackendInputError)."""
         ...
 
 

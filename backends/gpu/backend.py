@@ -323,7 +323,13 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         return KeptScalars(self.name, curve, kept.rows, kept)
 
     def _compute_h_kept_consuming(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
-        return self._compute_h_kept(curve, a, b, c, reduction, consume=True)
+        """As _compute_h_kept, then the kept a, b, c let go of their buffers (the result's own reference stays where
+        it was computed in place): the MSMs that follow have that memory, though a caller still holds a, b, c."""
+        h = self._compute_h_kept(curve, a, b, c, reduction, consume=True)
+        for v in (a, b, c):
+            if isinstance(v, KeptScalars) and isinstance(v.payload, DeviceScalars):
+                v.payload.release()
+        return h
 
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
         """One upload (on CUDA beside the queued kernels), for any number of MSMs. Scalars larger than one allocation
@@ -332,7 +338,7 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         memory = self._memory()
         if scalars.nbytes > min(memory.max_alloc, memory.budget // 2):
             return KeptScalars(self.name, curve, len(scalars), scalars)
-        kept = self._call(lambda ctx: ready(DeviceScalars(ctx, ctx.upload(scalars), len(scalars))))
+        kept = self._call(lambda ctx: ready(DeviceScalars.of(ctx, ctx.upload(scalars), len(scalars))))
         return KeptScalars(self.name, curve, len(scalars), kept)
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:

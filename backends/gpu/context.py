@@ -20,6 +20,7 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from cuzk.backends.errors import BackendInputError
 from cuzk.backends.limbs import FR_LIMBS
 from cuzk.reference.curves import Curve
 
@@ -34,15 +35,39 @@ def ready(value: T) -> Finish[T]:
     return lambda: value
 
 
+@dataclass(eq=False)
+class Held:
+    """A device buffer that every view of some kept scalars shares, until :meth:`DeviceScalars.release` lets go."""
+
+    buffer: Any
+
+
 @dataclass(frozen=True)
 class DeviceScalars:
     """``rows`` canonical Fr scalars left in a device buffer from row ``first`` on (the payload of the protocol's
     KeptScalars): the same bytes as an upload of the (rows, 4) limb array would hold, on both APIs."""
 
     context: Any  # the DeviceContext whose buffer it is
-    buffer: Any
+    held: Held
     rows: int
     first: int = 0
+
+    @classmethod
+    def of(cls, context: Any, buffer: Any, rows: int) -> DeviceScalars:
+        return cls(context, Held(buffer), rows)
+
+    @property
+    def buffer(self) -> Any:
+        if self.held.buffer is None:
+            raise BackendInputError(
+                "these kept scalars were consumed by compute_h_kept(consume=True): keep (stage) them again",
+                array="scalars",
+            )
+        return self.held.buffer
+
+    def release(self) -> None:
+        """Let go of the buffer for every view of it (the device frees it once queued kernels are done with it)."""
+        self.held.buffer = None
 
     def __len__(self) -> int:
         return self.rows

@@ -109,7 +109,7 @@ class FieldWork:
 
         def queue(ctx: DeviceContext) -> Finish[DeviceScalars]:
             out = device_sparse.queue_product(ctx, matrix.curve, csr, rows_on(ctx, z), rows)
-            return ready(DeviceScalars(ctx, out, rows))
+            return ready(DeviceScalars.of(ctx, out, rows))
 
         return KeptScalars(self.name, matrix.curve, rows, self._call(queue))
 
@@ -131,7 +131,7 @@ class FieldWork:
                 first, second = operands[0].buffer, operands[-1].buffer  # type: ignore[union-attr]
                 code = np.uint32(FIELD_OP_CODES[op])
                 ctx.launch(curve, "field_ops", "fr_elementwise", n, first, second, out, np.uint32(n), code)
-            return ready(DeviceScalars(ctx, out, n))
+            return ready(DeviceScalars.of(ctx, out, n))
 
         return KeptScalars(self.name, curve, n, self._call(queue))
 
@@ -145,7 +145,7 @@ def rows_on(ctx: DeviceContext, scalars: np.ndarray | KeptScalars) -> DeviceScal
     rows = on_device(scalars)
     if isinstance(rows, DeviceScalars):
         return rows
-    return DeviceScalars(ctx, ctx.upload(np.ascontiguousarray(rows)), len(rows))
+    return DeviceScalars.of(ctx, ctx.upload(np.ascontiguousarray(rows)), len(rows))
 
 
 def on_device(scalars: np.ndarray | KeptScalars) -> Scalars:

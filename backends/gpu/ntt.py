@@ -256,11 +256,11 @@ def queue_compute_h(
     factor_buf = _montgomery_scalar(ctx, curve, fr.to_montgomery(factor))  # f·R², see fr_qap_combine
     ctx.launch(curve, "ntt", "fr_qap_combine", n, bufs[0], bufs[1], bufs[2], bufs[0], np.uint32(n), factor_buf)
     if reduction == "circom":
-        return ready(DeviceScalars(ctx, bufs[0], n)) if keep else ctx.read_later(bufs[0], (n, limbs.FR_LIMBS))
+        return ready(DeviceScalars.of(ctx, bufs[0], n)) if keep else ctx.read_later(bufs[0], (n, limbs.FR_LIMBS))
     transform(ctx, curve, tables, bufs[0], tmp, log_n, inverse=True, store=(COSET_INV, True))
     if keep:
         last = ctx.read_later(tmp, (1, limbs.FR_LIMBS), offset=(n - 1) * FR_BYTES)
-        return lambda: _divided(last(), DeviceScalars(ctx, tmp, n - 1))
+        return lambda: _divided(last(), DeviceScalars.of(ctx, tmp, n - 1))
     read = ctx.read_later(tmp, (n, limbs.FR_LIMBS))
 
     def finish() -> np.ndarray:

@@ -468,29 +468,30 @@ def test_compute_h_kept_reads_kept_inputs(
         backend.compute_h_kept(other, *[limbs.fr_to_limbs(other, [1] * n)] * 2, kept[2], reduction=reduction)
 
 
-def test_compute_h_kept_consumes_its_inputs_only_when_copies_do_not_fit(
-    backend: DeviceBackend, curve: Curve, rng: random.Random
-) -> None:
-    """With consume=True, kept a, b, c are transformed in place only when their copies would not fit the memory
-    (eight arrays of n values do not, five do): the H is the reference's either way; without consume the call
-    that does not fit is refused."""
+def test_compute_h_kept_consumes_its_inputs(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
+    """With consume=True the H is the reference's whether copies of kept a, b, c fit the memory or not (eight arrays
+    of n values do not, five do: then they are transformed in place), and the kept a, b, c are let go of: using them
+    again is refused with a clear error. Without consume, the call that does not fit is refused, and an H that fits
+    leaves its inputs as they were."""
     n = 32
     a = [rng.randrange(curve.r) for _ in range(n)]
     b = [rng.randrange(curve.r) for _ in range(n)]
     arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, [x * y % curve.r for x, y in zip(a, b, strict=True)])]
     expected = REFERENCE.compute_h(curve, *arrays, reduction="libsnark")
     kept = [backend.keep_scalars(curve, v) for v in arrays]
-    got = backend.compute_h_kept(curve, *kept, reduction="libsnark", consume=True)
-    np.testing.assert_array_equal(_to_host(got), expected)
-    for held, array in zip(kept, arrays, strict=True):  # memory enough: left as they were
+    np.testing.assert_array_equal(_to_host(backend.compute_h_kept(curve, *kept, reduction="libsnark")), expected)
+    for held, array in zip(kept, arrays, strict=True):
         np.testing.assert_array_equal(_to_host(held), array)
     small = fresh(backend, memory_limit=6 * n * 32)
-    kept = [small.keep_scalars(curve, v) for v in arrays]
-    with pytest.raises(DeviceMemoryError, match="needs 8 buffers"):
-        small.compute_h_kept(curve, *kept, reduction="libsnark")
-    got = small.compute_h_kept(curve, *kept, reduction="libsnark", consume=True)
-    np.testing.assert_array_equal(_to_host(got), expected)
-    assert not np.array_equal(_to_host(kept[0]), arrays[0])  # transformed in place
+    for maker in (backend, small):
+        kept = [maker.keep_scalars(curve, v) for v in arrays]
+        if maker is small:
+            with pytest.raises(DeviceMemoryError, match="needs 8 buffers"):
+                small.compute_h_kept(curve, *kept, reduction="libsnark")
+        got = maker.compute_h_kept(curve, *kept, reduction="libsnark", consume=True)
+        np.testing.assert_array_equal(_to_host(got), expected)
+        with pytest.raises(BackendInputError, match="consumed by compute_h_kept"):
+            _to_host(kept[1])
 
 
 @pytest.mark.parametrize("group", ["g1", "g2"])
