@@ -47,6 +47,11 @@ def chunk_layout(indptr: np.ndarray, chunk: int = CHUNK) -> tuple[np.ndarray, np
     empty); chunk j of the matrix holds terms chunk_start[j] … chunk_start[j + 1] − 1, and the chunks of row k are
     row_chunk[k] … row_chunk[k + 1] − 1. Both end with their total, as an indptr does; uint32."""
     lengths = np.diff(indptr)
+    if len(lengths) and lengths.max() <= chunk:  # no row longer than a chunk: a chunk per row that has terms
+        filled = lengths > 0
+        row_chunk = np.zeros(len(lengths) + 1, dtype=np.uint32)
+        np.cumsum(filled, out=row_chunk[1:])
+        return np.append(indptr[:-1][filled], indptr[-1]).astype(np.uint32), row_chunk
     per_row = -(-lengths // chunk)
     row_chunk = np.zeros(len(lengths) + 1, dtype=np.int64)
     np.cumsum(per_row, out=row_chunk[1:])
