@@ -35,10 +35,11 @@ from cuzk.reference.groth16 import random_toxic_waste
 
 class DevicePeak:
     """The largest device memory the process holds (total − free: CuPy's pool, its free blocks included) and the
-    largest in live arrays (the pool's used bytes), seen by a sampling thread; 0 without CuPy."""
+    largest in live arrays (the pool's used bytes), seen by a sampling thread; 0 without CuPy. ``since`` is the
+    live arrays' largest since the last :meth:`restart` (the proofs of one witness, apart from the setup's)."""
 
     def __init__(self, interval: float = 0.02) -> None:
-        self.peak, self.live_peak, self._stop = 0, 0, threading.Event()
+        self.peak, self.live_peak, self.since, self._stop = 0, 0, 0, threading.Event()
         try:
             import cupy
 
@@ -51,8 +52,12 @@ class DevicePeak:
         while not self._stop.is_set():
             free, total = self._info()
             self.peak = max(self.peak, total - free)
-            self.live_peak = max(self.live_peak, self._pool.used_bytes())
+            used = self._pool.used_bytes()
+            self.live_peak, self.since = max(self.live_peak, used), max(self.since, used)
             time.sleep(interval)
+
+    def restart(self) -> None:
+        self.since = 0
 
     def now(self) -> str:
         """The device's memory in use now and the share of it CuPy's pool holds unused (empty without CuPy)."""
@@ -147,7 +152,9 @@ def main() -> None:
                 other = gates(curve, (1 << args.log) - NUM_INPUTS, backend, witness=kind)  # the same matrices
                 z, publics = other.z, other.public_inputs()
                 del other
+        device.restart()
         walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs)
+        proofs_live = device.since
         with step(made, f"verify ({kind})"):
             ok = check_made_proof(inputs["pk"].vk, publics, proof, backend)
         spent = overhead(last)
@@ -157,11 +164,12 @@ def main() -> None:
             "prove_ms": round(last.seconds("prove") * 1000, 1),
             "overhead_pct": round(100 * spent.fraction, 2) if spent else None,
             "verified": ok,
+            "device_live_peak_gb": round(proofs_live / 1e9, 2),
         }
         results[kind] = row
         print(
             f"  {kind}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
-            f"overhead {row['overhead_pct']} %, verified {ok}",
+            f"overhead {row['overhead_pct']} %, verified {ok}, live arrays at most {row['device_live_peak_gb']} GB",
             flush=True,
         )
         print("\n".join("    " + line for line in timings_table(last)), flush=True)
