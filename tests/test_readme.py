@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+@pytest.mark.filterwarnings("ignore::cuzk.backends.errors.BackendFallbackWarning")  # tests/backends/test_registry.py
 def test_quick_example_runs(capsys) -> None:
     blocks = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     assert len(blocks) == 1, "the README should hold exactly one Python example"

@@ -68,6 +68,7 @@ def test_reference_is_registered_and_available() -> None:
     assert "reference" in registry.available_backends()
 
 
+@pytest.mark.filterwarnings("ignore::cuzk.backends.errors.BackendFallbackWarning")  # its own tests are below
 def test_default_is_auto() -> None:
     best, _ = registry.auto_choice()
     assert best is not None and best.available
