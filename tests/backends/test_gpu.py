@@ -280,6 +280,26 @@ def test_msm_chunks_from_the_memory_limit(backend: DeviceBackend, curve: Curve, 
     )
 
 
+def test_msm_chunks_from_the_free_memory(
+    backend: DeviceBackend, curve: Curve, rng: random.Random, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A device whose free memory (other processes, arrays kept between calls) is below the call's share: the plan
+    takes the free memory less FREE_HEADROOM, and the MSM runs in chunks that fit, with the same sum."""
+    from cuzk.backends.gpu import backend as gpu_backend
+
+    small = fresh(backend)
+    headroom = int(small.context.info.global_mem * gpu_backend.FREE_HEADROOM)
+    monkeypatch.setattr(type(small.context), "free_bytes", property(lambda ctx: headroom + 60_000))
+    assert small._memory().budget == 60_000
+    bases = bases_of(curve, "g1", 300)
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(300)])
+    np.testing.assert_array_equal(
+        small.msm(curve, "g1", bases, scalars, window=4), REFERENCE.msm(curve, "g1", bases, scalars)
+    )
+    monkeypatch.setattr(type(small.context), "free_bytes", property(lambda ctx: None))  # the API does not tell
+    assert small._memory().budget > 60_000
+
+
 def test_prepared_bases_and_batches(backend: DeviceBackend, curve: Curve, rng: random.Random) -> None:
     bases = bases_of(curve, "g1", 50)
     handle = backend.prepare_bases(curve, "g1", bases)
