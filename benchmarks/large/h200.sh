@@ -4,7 +4,8 @@
 # process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
 # bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
 # where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
-# kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it.
+# kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it; TRACE=1 writes each
+# witness's last proof as a Chrome trace.
 # Logs and JSON in $OUT/large/; the summary table last.
 #     LOGS=20,22 bash benchmarks/large/h200.sh
 #     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
@@ -28,6 +29,7 @@ for curve in ${CURVES:-bls12_381}; do
     /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
       ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
+      ${TRACE:+--trace "$LOGS_DIR/$name-trace"} \
       > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done

@@ -20,13 +20,14 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from cuzk.backends.registry import get_backend
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup_arrays import setup_arrays
 from cuzk.engine.synthetic import NUM_INPUTS, describe, gates
-from cuzk.engine.timing import Recorder, overhead, timings_table
+from cuzk.engine.timing import Recorder, chrome_trace, overhead, timings_table
 from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import SparseQap, witness_backend
 from cuzk.reference.curves import curve_by_name
@@ -136,6 +137,7 @@ def main() -> None:
     parser.add_argument("--proofs", type=int, default=3)
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
     parser.add_argument("--json")
+    parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
     args = parser.parse_args()
     curve, backend, device = curve_by_name(args.curve), get_backend(args.backend), DevicePeak()
     made: dict[str, float] = {}
@@ -173,6 +175,9 @@ def main() -> None:
             flush=True,
         )
         print("\n".join("    " + line for line in timings_table(last)), flush=True)
+        if args.trace:
+            Path(args.trace).mkdir(parents=True, exist_ok=True)
+            print(f"  trace: {chrome_trace(last, Path(args.trace) / f'{kind}.trace.json')}", flush=True)
         print(f"  {device.now()}", flush=True)
     results["device_peak_gb"] = round(device.stop() / 1e9, 2)
     results["device_live_peak_gb"] = round(device.live_peak / 1e9, 2)
