@@ -228,6 +228,26 @@ def test_msm_over_shifted_bases(backend: DeviceBackend, curve: Curve, group: str
 
 
 @pytest.mark.parametrize("group", GROUPS)
+def test_generator_bases_get_shifted_copies_as_prepare_bases_would(
+    backend: DeviceBackend, curve: Curve, group: str, rng: random.Random
+) -> None:
+    """generator_bases writes the fixed-base kernel's points where they stay and, where prepare_bases would make
+    shifted copies (shifted_bases, enough uses), makes them from those points on the device: the same sums as the
+    reference's MSM over generator_multiples' points, with and without copies."""
+    shifted = fresh(backend, shifted_bases=True)
+    n = 40 if group == "g1" else 12
+    k = scalars_of(curve, [rng.randrange(curve.r) for _ in range(n - 2)] + [0, 1])
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(n)])
+    expected = REFERENCE.msm(curve, group, shifted.generator_multiples(curve, group, k), scalars)
+    made = shifted.generator_bases(curve, group, k)
+    assert made.payload.shift is not None and made.payload.windows > 1
+    np.testing.assert_array_equal(shifted.msm_prepared(made, scalars), expected)
+    few = shifted.generator_bases(curve, group, k, uses=1)
+    assert few.payload.shift is None
+    np.testing.assert_array_equal(shifted.msm_prepared(few, scalars), expected)
+
+
+@pytest.mark.parametrize("group", GROUPS)
 @pytest.mark.parametrize("shifted", [False, True])
 def test_msm_buckets_far_longer_than_a_range(
     backend: DeviceBackend, curve: Curve, group: str, shifted: bool, rng: random.Random
