@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends.cuda import prebuilt
-from cuzk.backends.cuda.uploads import LeasedUploads
+from cuzk.backends.cuda.uploads import LeasedUploads, allocate
 from cuzk.backends.env import host_helpers
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
@@ -247,16 +247,9 @@ class CudaContext(BufferHelpers):
     # --- buffers --------------------------------------------------------------------------------------------
 
     def buffer(self, nbytes: int) -> Any:
-        """A new device buffer; when the device has no memory left, the free leased slots and CuPy's free blocks go
-        back to the device first and the allocation is tried once more (its error then stands)."""
+        """A new device buffer (the free leased slots given back first when the device has none left: allocate)."""
         with self._on():
-            try:
-                return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
-            except self.cp.cuda.memory.OutOfMemoryError:
-                self.release_cached()
-                self.stream.synchronize()
-                self.cp.get_default_memory_pool().free_all_blocks()
-                return self.cp.empty(max(nbytes, 8), dtype=self.cp.uint8)
+            return allocate(self.cp, self.stream, max(nbytes, 8), self.release_cached)
 
     def write(self, buf: Any, array: np.ndarray) -> None:
         """Queue the copy of ``array`` into ``buf``; the caller may change ``array`` as soon as this returns. Up to

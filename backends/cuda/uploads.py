@@ -21,6 +21,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -121,16 +122,9 @@ class LeasedUploads:
     # --- inside ------------------------------------------------------------------------------------------------
 
     def _allocate(self, nbytes: int) -> Any:
-        """A new slot's memory; when the device has none left, the free slots and the pool's free blocks go back to
-        the device first and the allocation is tried once more (its error then stands)."""
+        """A new slot's memory (the free slots given back first when the device has none left: :func:`allocate`)."""
         with self.device, self.stream:
-            try:
-                return self.cp.empty(nbytes, dtype=self.cp.uint8)
-            except self.cp.cuda.memory.OutOfMemoryError:
-                self._trim(0)
-                self.stream.synchronize()  # the slots' last copies, which the pool's next user waits for
-                self.cp.get_default_memory_pool().free_all_blocks()
-                return self.cp.empty(nbytes, dtype=self.cp.uint8)
+            return allocate(self.cp, self.stream, nbytes, lambda: self._trim(0))  # _lock is held: _trim, not trim
 
     def _mark(self, stream: Any) -> Any:
         event = self.cp.cuda.Event(disable_timing=True)
@@ -171,4 +165,18 @@ class LeasedUploads:
         return slot
 
 
-__all__ = ["Lease", "LeasedUploads", "Slot"]
+def allocate(cp: Any, stream: Any, nbytes: int, release: Callable[[], None]) -> Any:
+    """A uint8 device array of ``nbytes`` (the caller makes the device and ``stream`` current). When the device has
+    no memory left: ``release()`` lets go of what the context caches, the stream's queued work (the last copies into
+    what was released) is waited for, the pool's free blocks go back to the device, and the allocation is tried once
+    more; its error then stands."""
+    try:
+        return cp.empty(nbytes, dtype=cp.uint8)
+    except cp.cuda.memory.OutOfMemoryError:
+        release()
+        stream.synchronize()
+        cp.get_default_memory_pool().free_all_blocks()
+        return cp.empty(nbytes, dtype=cp.uint8)
+
+
+__all__ = ["Lease", "LeasedUploads", "Slot", "allocate"]
