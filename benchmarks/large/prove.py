@@ -64,13 +64,10 @@ class DevicePeak:
         """The device's memory in use now and the share of it CuPy's pool holds unused (empty without CuPy)."""
         if not hasattr(self, "_info"):
             return ""
-        import cupy
-
         free, total = self._info()
-        pool = cupy.get_default_memory_pool()
         return (
             f"device now {(total - free) / 1e9:.1f} GB in use, of which the pool's free blocks "
-            f"{pool.free_bytes() / 1e9:.1f} GB; peak so far {self.peak / 1e9:.1f} GB held, "
+            f"{self._pool.free_bytes() / 1e9:.1f} GB; peak so far {self.peak / 1e9:.1f} GB held, "
             f"{self.live_peak / 1e9:.1f} GB in live arrays"
         )
 
