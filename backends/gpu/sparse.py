@@ -4,9 +4,11 @@ computed where the MSMs and the H computation read them, so that a proof uploads
 A matrix is uploaded once, in CSR form with its rows cut into chunks of at most :data:`CHUNK` terms
 (:func:`chunk_layout`): one work-item per chunk sums its terms (``fr_sparse_chunks``), one per row adds its chunks
 (``fr_sparse_rows``, which also writes the zeros of the domain's padding), so that a row of a million terms is summed
-by many work-items and a row of two by one. The coefficients are turned into Montgomery form on the device when
-uploaded (``fr_sparse_to_mont``; a .zkey's, stored c·R², by one reduction: ``fr_sparse_reduce``); see
-``backends/kernels/sparse.c``.
+by many work-items and a row of two by one. A term names its coefficient by an index into a table of values
+(:func:`palette`: 1 and −1, which most terms of a circuit have, then every other term's own), 4 bytes a term where
+the coefficient itself takes 32: at 2^27 constraints, 8 GB less of the device's memory. The table is turned into
+Montgomery form on the device when uploaded (``fr_sparse_to_mont``; a .zkey's, stored c·R², by one reduction:
+``fr_sparse_reduce``); see ``backends/kernels/sparse.c``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import numpy as np
 
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.limbs import FR_LIMBS
+from cuzk.backends.limbs import FR_LIMBS, int_to_limbs
 from cuzk.reference.curves import Curve
 
 PROGRAM = "sparse"
@@ -29,11 +31,12 @@ ELEMENT = 8 * FR_LIMBS
 
 @dataclass(frozen=True)
 class DeviceCsr:
-    """A matrix on the device: coefficients (Montgomery form) and u32 columns per term, the first term of each
-    chunk (and the end), the first chunk of each row (and the end)."""
+    """A matrix on the device: its table of coefficients (Montgomery form); per term, a u32 index into it and a u32
+    column; the first term of each chunk (and the end), the first chunk of each row (and the end)."""
 
     context: DeviceContext
     values: Any
+    coefficient: Any
     columns: Any
     chunk_start: Any
     row_chunk: Any
@@ -63,6 +66,32 @@ def chunk_layout(indptr: np.ndarray, chunk: int = CHUNK) -> tuple[np.ndarray, np
     return chunk_start.astype(np.uint32), row_chunk.astype(np.uint32)
 
 
+def _equal_rows(values: np.ndarray, value: np.ndarray) -> np.ndarray:
+    """Which rows of ``values`` (words) are ``value``, limb by limb (faster than comparing whole rows)."""
+    same = values[:, 0] == value[0]
+    for limb in range(1, len(value)):
+        same &= values[:, limb] == value[limb]
+    return same
+
+
+def palette(curve: Curve, values: np.ndarray, reductions: int) -> tuple[np.ndarray, np.ndarray]:
+    """(table, index) for coefficients ``values`` (canonical words of c·R^reductions): the table starts with 1 and
+    −1 in that form, then holds the value of every term that is neither; term j's coefficient is table[index[j]]
+    (index uint32). Each common value is looked for only among the terms the ones before it did not match."""
+    scale = pow(2, 64 * FR_LIMBS * reductions, curve.r)
+    common = np.stack([int_to_limbs(v * scale % curve.r, FR_LIMBS) for v in (1, curve.r - 1)])
+    index = np.empty(len(values), dtype=np.uint32)
+    same = _equal_rows(values, common[0])
+    index[same] = 0
+    rest = np.flatnonzero(~same)
+    for row in range(1, len(common)):
+        same = _equal_rows(values[rest], common[row])
+        index[rest[same]] = row
+        rest = rest[~same]
+    index[rest] = np.arange(len(common), len(common) + len(rest), dtype=np.uint32)
+    return np.concatenate([common, values[rest]]), index
+
+
 def upload(
     ctx: DeviceContext, curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray, reductions: int = 0
 ) -> DeviceCsr:
@@ -73,17 +102,18 @@ def upload(
     terms, chunks = len(columns), len(chunk_start) - 1
     if max(terms, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:
         raise DeviceMemoryError(f"a sparse matrix of {terms} terms is beyond the device kernels' 32-bit indices")
-    device_values = ctx.upload(np.ascontiguousarray(values, dtype=np.uint64))
-    if terms and reductions == 0:
-        ctx.launch(curve, PROGRAM, "fr_sparse_to_mont", terms, device_values, np.uint32(terms))
-    elif terms and reductions > 1:
-        ctx.launch(
-            curve, PROGRAM, "fr_sparse_reduce", terms, device_values, np.uint32(terms), np.uint32(reductions - 1)
-        )
-    arrays = (columns.astype(np.uint32), chunk_start, row_chunk)
-    device_columns, device_starts, device_rows = (ctx.upload(a) for a in arrays)
-    nbytes = terms * ELEMENT + sum(a.nbytes for a in arrays)
-    return DeviceCsr(ctx, device_values, device_columns, device_starts, device_rows, len(indptr) - 1, chunks, nbytes)
+    table, index = palette(curve, np.asarray(values, dtype=np.uint64).reshape(terms, FR_LIMBS), reductions)
+    device_values = ctx.upload(table)
+    count = np.uint32(len(table))
+    if reductions == 0:
+        ctx.launch(curve, PROGRAM, "fr_sparse_to_mont", len(table), device_values, count)
+    elif reductions > 1:
+        ctx.launch(curve, PROGRAM, "fr_sparse_reduce", len(table), device_values, count, np.uint32(reductions - 1))
+    arrays = (index, columns.astype(np.uint32), chunk_start, row_chunk)
+    device_index, device_columns, device_starts, device_rows = (ctx.upload(a) for a in arrays)
+    nbytes = table.nbytes + sum(a.nbytes for a in arrays)
+    rows = len(indptr) - 1
+    return DeviceCsr(ctx, device_values, device_index, device_columns, device_starts, device_rows, rows, chunks, nbytes)
 
 
 def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: DeviceScalars, out_rows: int) -> Any:
@@ -98,6 +128,7 @@ def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: Device
             "fr_sparse_chunks",
             matrix.chunks,
             matrix.values,
+            matrix.coefficient,
             matrix.columns,
             matrix.chunk_start,
             z.buffer,
@@ -113,4 +144,4 @@ def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: Device
     return out
 
 
-__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "chunk_layout", "queue_product", "upload"]
+__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "chunk_layout", "palette", "queue_product", "upload"]

@@ -1,8 +1,10 @@
 /* ---- a sparse matrix over fr times a vector (SPARSE): A·z and B·z of a proof's witness, on the device ----
  * The matrix is kept in CSR form with its rows cut into chunks of at most SPARSE_CHUNK terms (the host's layout,
  * backends/gpu/sparse.py), so that a row of many terms (a circuit's long linear combinations) is summed by many
- * work-items: fr_sparse_chunks sums each chunk, fr_sparse_rows adds up the chunks of each row. The coefficients
- * are held in Montgomery form c·R and z stays canonical, so one product is the canonical term:
+ * work-items: fr_sparse_chunks sums each chunk, fr_sparse_rows adds up the chunks of each row. A term names its
+ * coefficient by a u32 index into a table of values (a circuit's coefficients are mostly 1 and −1: a table of a few
+ * values and 4 bytes a term in place of 32). The values are held in Montgomery form c·R and z stays canonical, so
+ * one product is the canonical term:
  * fr_mul(c·R, z) = c·z·R·R⁻¹ = c·z. Sums of canonical values are canonical, and additions in Fr are exact, so the
  * rows are the integers Σ c_j·z_j mod r whatever the order of the terms. */
 
@@ -23,14 +25,18 @@ KERNEL void fr_sparse_reduce(GLOBAL fr_t *values, u32 n, u32 times) {
   values[i] = v;
 }
 
-/* partial[k] = Σ values[j]·z[first + columns[j]] over the terms j of chunk k: chunk_start[k] ≤ j < chunk_start[k + 1]. */
-KERNEL void fr_sparse_chunks(GLOBAL const fr_t *values, GLOBAL const u32 *columns, GLOBAL const u32 *chunk_start,
-                             GLOBAL const fr_t *z, GLOBAL fr_t *partial, u32 chunks, u32 first) {
+/* partial[k] = Σ values[coefficient[j]]·z[first + columns[j]] over the terms j of chunk k:
+ * chunk_start[k] ≤ j < chunk_start[k + 1]. */
+KERNEL void fr_sparse_chunks(GLOBAL const fr_t *values, GLOBAL const u32 *coefficient, GLOBAL const u32 *columns,
+                             GLOBAL const u32 *chunk_start, GLOBAL const fr_t *z, GLOBAL fr_t *partial, u32 chunks,
+                             u32 first) {
   u32 k = GLOBAL_ID();
   if (k >= chunks) return;
   fr_t sum = fr_zero();
   u32 stop = chunk_start[k + 1];
-  for (u32 j = chunk_start[k]; j < stop; j++) sum = fr_add(sum, fr_mul(values[j], z[first + columns[j]]));
+  for (u32 j = chunk_start[k]; j < stop; j++) {
+    sum = fr_add(sum, fr_mul(values[coefficient[j]], z[first + columns[j]]));
+  }
   partial[k] = sum;
 }
 

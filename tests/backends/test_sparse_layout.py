@@ -1,13 +1,16 @@
-"""The GPU sparse matrices' chunk layout (:func:`cuzk.backends.gpu.sparse.chunk_layout`, host numpy only) against a
-row-by-row oracle: rows empty, shorter than a chunk, of exactly one, and of many chunks, on both of its paths (every
-row within a chunk, and the general one)."""
+"""The GPU sparse matrices' host-side layout (numpy only): the chunk layout
+(:func:`cuzk.backends.gpu.sparse.chunk_layout`) against a row-by-row oracle (rows empty, shorter than a chunk, of
+exactly one, and of many chunks, on both of its paths), and the coefficients' table (:func:`palette`) against the
+coefficients it stands for."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from cuzk.backends.gpu.sparse import chunk_layout
+from cuzk.backends.gpu.sparse import chunk_layout, palette
+from cuzk.backends.limbs import ints_to_limbs
+from cuzk.reference.curves import BLS12_381, BN254, Curve
 
 
 def naive_layout(indptr: list[int], chunk: int) -> tuple[np.ndarray, np.ndarray]:
@@ -29,3 +32,31 @@ def test_chunk_layout_matches_the_row_by_row_cut(longest: int) -> None:
         want = naive_layout(indptr.tolist(), chunk)
         for g, w in zip(got, want, strict=True):
             assert g.dtype == np.uint32 and np.array_equal(g, w), (indptr, chunk, got, want)
+
+
+@pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
+@pytest.mark.parametrize("reductions", [0, 1, 2])
+def test_palette_stands_for_every_coefficient(curve: Curve, reductions: int) -> None:
+    """table[index] gives back every term's coefficient (as stored, c·R^reductions); 1 and −1 in that form are the
+    table's first two rows and every term holding one of them names that row; each other term has a row of its own."""
+    r, scale = curve.r, pow(2, 256 * reductions, curve.r)
+    rng = np.random.default_rng(reductions)
+    choices = [1, r - 1, 0, 2, int.from_bytes(rng.bytes(32)) % r]
+    coefficients = [choices[k] for k in rng.integers(0, len(choices), size=300)]
+    stored = ints_to_limbs([c * scale % r for c in coefficients], 4)
+    table, index = palette(curve, stored, reductions)
+    assert index.dtype == np.uint32 and np.array_equal(table[index], stored)
+    common = ints_to_limbs([scale % r, (r - 1) * scale % r], 4)
+    assert np.array_equal(table[:2], common)
+    ones = [k for k, c in enumerate(coefficients) if c == 1]
+    minus = [k for k, c in enumerate(coefficients) if c == r - 1]
+    assert set(index[ones]) <= {0} and set(index[minus]) <= {1}
+    others = sum(c not in (1, r - 1) for c in coefficients)
+    assert (
+        len(table) == 2 + others and len(set(index.tolist())) == len(set(index[ones])) + len(set(index[minus])) + others
+    )
+
+
+def test_palette_of_no_terms() -> None:
+    table, index = palette(BN254, np.zeros((0, 4), dtype=np.uint64), 0)
+    assert len(index) == 0 and len(table) == 2
