@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends.cuda import prebuilt
+from cuzk.backends.cuda.clock import EventClock
 from cuzk.backends.cuda.uploads import LeasedUploads, allocate
 from cuzk.backends.env import host_helpers
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
@@ -134,6 +135,7 @@ class CudaContext(BufferHelpers):
         self._ring_size = STAGING_BUFFERS  # fewer when the host refuses pinned memory
         self._copiers: ThreadPoolExecutor | None = None
         self.leases = LeasedUploads(self.cp, device, self.stream, int(self.info.global_mem * LEASE_CACHE_FRACTION))
+        self.clock = EventClock(self.cp, device)
 
     @contextmanager
     def _on(self) -> Iterator[None]:
@@ -227,6 +229,8 @@ class CudaContext(BufferHelpers):
             if self.trace is None:
                 k((grid,), (block,), args)
                 return
+            if not self.trace:
+                self.clock.anchor()
             start, end = self.cp.cuda.Event(), self.cp.cuda.Event()
             start.record(self.stream)
             k((grid,), (block,), args)
@@ -243,6 +247,10 @@ class CudaContext(BufferHelpers):
         for name, start, end in trace:
             seconds[name] = seconds.get(name, 0.0) + self.cp.cuda.get_elapsed_time(start, end) * 1e-3
         return seconds
+
+    def kernel_intervals(self, trace: list[tuple[str, Any, Any]]) -> list[tuple[float, float]] | None:
+        """When each launch of ``trace`` (done: after :meth:`kernel_seconds`) ran, on the host's clock."""
+        return self.clock.intervals(trace)
 
     # --- buffers --------------------------------------------------------------------------------------------
 

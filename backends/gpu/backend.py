@@ -206,11 +206,17 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         result = finish()
         self.last_kernel_seconds = ctx.kernel_seconds(trace)
         self._per_thread.seconds = sum(self.last_kernel_seconds.values())
+        self._per_thread.intervals = ctx.kernel_intervals(trace)
         return result
 
     def last_internal_seconds(self) -> float | None:
         """Device time (the API's event timers) of the calling thread's last call: the engine's "internal" level."""
         return getattr(self._per_thread, "seconds", None)
+
+    def last_internal_intervals(self) -> list[tuple[float, float]] | None:
+        """When each kernel of the calling thread's last call ran, on the host's clock (the API's events tied to it:
+        ``kernel_intervals``), so that the engine's overhead counts only the time no kernel ran."""
+        return getattr(self._per_thread, "intervals", None)
 
     def last_batch_seconds(self) -> list[float] | None:
         """Device time of each MSM of the calling thread's last call when it was an ``msm_batch`` (else None): the
@@ -229,6 +235,12 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         if free is not None:
             budget = min(budget, free - int(info.global_mem * FREE_HEADROOM))
         return Memory(max(0, budget), min(info.max_alloc, total))
+
+    def _memory_released(self) -> Memory:
+        """:meth:`_memory` once the context's idle upload slots are let go of (for a call that does not fit beside
+        them)."""
+        self.context.release_cached()
+        return self._memory()
 
     def _ntt_tables(self) -> ntt_device.Tables:
         """The cached NTT tables, trimmed to TABLE_CACHE_FRACTION of the memory this call may plan with (the tables'
@@ -316,7 +328,15 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         inputs = [on_device(v) for v in (a, b, c)]
         kept = self._call(
             lambda ctx: ntt_device.queue_compute_h(
-                ctx, curve, self._ntt_tables(), *inputs, reduction, self._memory(), keep=True, consume=consume
+                ctx,
+                curve,
+                self._ntt_tables(),
+                *inputs,
+                reduction,
+                self._memory(),
+                keep=True,
+                consume=consume,
+                remeasure=self._memory_released,
             )
         )
         assert isinstance(kept, DeviceScalars)

@@ -26,6 +26,10 @@ from cuzk.reference.curves import Curve
 
 T = TypeVar("T")
 
+# A context ties its device's clock to the host's again after this many seconds (kernel_intervals): the clocks drift
+# apart, and CUDA's elapsed times are single-precision milliseconds.
+ANCHOR_SECONDS = 30.0
+
 Finish = Callable[[], T]
 """What a queued call returns: it waits for the device where needed and gives the call's result."""
 
@@ -109,6 +113,11 @@ class DeviceContext(Protocol):
     ) -> Any: ...
 
     def kernel_seconds(self, trace: list[Any]) -> dict[str, float]: ...
+
+    def kernel_intervals(self, trace: list[Any]) -> list[tuple[float, float]] | None:
+        """When each launch of ``trace`` ran, as (start, end) on the host's ``time.perf_counter`` clock (after
+        :meth:`kernel_seconds` has waited for them); None where the API cannot tell."""
+        ...
 
     def prepare_program(self, curve: Curve, program: str) -> None:
         """Build (or load) ``program`` now, so that its first launch does not wait for it."""

@@ -13,7 +13,7 @@ them once.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -223,24 +223,16 @@ def queue_compute_h(
     *,
     keep: bool = False,
     consume: bool = False,
+    remeasure: Callable[[], Memory] | None = None,
 ) -> Finish[np.ndarray] | Finish[DeviceScalars]:
     """Queue the reference's witness_map(a, b, c, reduction) with every step on the device (see the protocol); the
     Finish raises UnsatisfiedConstraintError when the quotient does not divide. With ``keep`` the result stays on
     the device (DeviceScalars), and only libsnark's last coefficient is read, for that check. a, b and c may be on
     the device already; they are read, not changed, unless ``consume`` and their copies do not fit: then kept ones
-    are transformed in place."""
+    are transformed in place, and if even that does not fit beside the cached tables, the cache is emptied and
+    ``remeasure`` tells the memory again."""
     n = len(a)
-    in_place = False
-    try:
-        check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
-    except DeviceMemoryError:
-        if not (consume and all(isinstance(v, DeviceScalars) and v.first == 0 for v in (a, b, c))):
-            raise
-        # tmp, and the tables: the cache keeps at most tables.limit bytes of them (the older ones dropped), and a
-        # transform needs one coset and one factor table of up to n values at a time
-        held = min(4, max(2, tables.limit // (n * FR_BYTES)))
-        check_memory(n, 1 + held, memory, "the QAP quotient in place")
-        in_place = True
+    in_place = _in_place(n, tables, memory, remeasure, (a, b, c) if consume else ())
     log_n = n.bit_length() - 1
     ends = [_transform_ends(ctx, v, name, in_place) for name, v in zip("abc", (a, b, c), strict=True)]
     tmp = ctx.buffer(n * FR_BYTES)
@@ -268,6 +260,35 @@ def queue_compute_h(
         return _divided(h[n - 1 :], h[: n - 1])
 
     return finish
+
+
+def _in_place(
+    n: int,
+    tables: Tables,
+    memory: Memory,
+    remeasure: Callable[[], Memory] | None,
+    values: tuple[np.ndarray | DeviceScalars, ...],
+) -> bool:
+    """Whether a quotient of n values that may consume kept ``values`` (none: it may not) transforms them in place
+    (their copies do not fit); DeviceMemoryError when neither way fits, even with the table cache emptied and the
+    memory asked again (``remeasure``, where given)."""
+    try:
+        check_memory(n, 8, memory, "the QAP quotient")  # a, b, c, tmp, two coset tables, two of factors
+        return False
+    except DeviceMemoryError:
+        if not values or not all(isinstance(v, DeviceScalars) and v.first == 0 for v in values):
+            raise
+    # tmp, and the tables: the cache keeps at most tables.limit bytes of them (the older ones dropped), and a
+    # transform needs one coset and one factor table of up to n values at a time
+    held = min(4, max(2, tables.limit // (n * FR_BYTES)))
+    try:
+        check_memory(n, 1 + held, memory, "the QAP quotient in place")
+    except DeviceMemoryError:
+        if remeasure is None:
+            raise
+        tables.fit(0)  # tables of earlier calls (a setup's, the last proof's): made again as this one needs them
+        check_memory(n, 1 + held, remeasure(), "the QAP quotient in place")
+    return True
 
 
 def _transform_ends(

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import env
-from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
+from cuzk.backends.gpu.context import ANCHOR_SECONDS, BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import OPENCL, generate
 from cuzk.reference.curves import Curve
@@ -134,6 +134,7 @@ class OpenCLContext(BufferHelpers):
         self.memory_errors: tuple[type[BaseException], ...] = (self.cl.MemoryError,)
         self._programs: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
+        self._clock: tuple[float, float] | None = None  # (host seconds − device seconds, when measured)
 
     # --- programs and kernels -------------------------------------------------------------------------------
 
@@ -191,6 +192,19 @@ class OpenCLContext(BufferHelpers):
         for name, event in trace:
             seconds[name] = seconds.get(name, 0.0) + (event.profile.end - event.profile.start) * 1e-9
         return seconds
+
+    def kernel_intervals(self, trace: list[tuple[str, Any]]) -> list[tuple[float, float]] | None:
+        """When each finished launch of ``trace`` ran, on the host's clock (``time.perf_counter``): the events'
+        profiling times are the device's clock, tied to the host's by a marker on a queue of its own (passed as
+        soon as it is queued), measured again after ANCHOR_SECONDS."""
+        now = time.perf_counter()
+        if self._clock is None or now - self._clock[1] > ANCHOR_SECONDS:
+            queue = self.cl.CommandQueue(self.context, self.device, properties=self.queue.properties)
+            marker = self.cl.enqueue_marker(queue)
+            marker.wait()
+            self._clock = ((now + time.perf_counter()) / 2 - marker.profile.end * 1e-9, now)
+        offset = self._clock[0]
+        return [(offset + event.profile.start * 1e-9, offset + event.profile.end * 1e-9) for _, event in trace]
 
     # --- buffers --------------------------------------------------------------------------------------------
 

@@ -215,12 +215,13 @@ def phase_rows(recorder: Recorder) -> list[PhaseRow]:
     for name in recorder.names("engine"):
         backend = [s for s in recorder.spans if s.name == name and s.level == "backend"]
         internal = [s for s in recorder.spans if s.name == name and s.level == "internal" and "part_of" not in s.args]
+        reported = internal or any(s.args.get("internal") for s in backend)  # a call without kernels reports none
         rows.append(
             PhaseRow(
                 name,
                 recorder.seconds(name),
                 sum(s.seconds for s in backend) if backend else None,
-                sum(s.seconds for s in internal) if internal else None,
+                sum(s.seconds for s in internal) if reported else None,
             )
         )
         parts: dict[str, float] = {}

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import threading
+import time
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -17,10 +20,12 @@ from cuzk.backends import limbs
 from cuzk.backends.cuda import device as cuda_device
 from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
 from cuzk.backends.gpu import msm_job as msm_job_module
+from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu.backend import DeviceBackend
 from cuzk.backends.gpu.bases import SHIFTED_MIN_USES
-from cuzk.backends.gpu.context import DeviceContext, Finish
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish
 from cuzk.backends.gpu.errors import DeviceMemoryError
+from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.opencl import OpenCLBackend
 from cuzk.backends.opencl import device as opencl_device
 from cuzk.backends.protocol import Backend, KeptScalars
@@ -334,6 +339,31 @@ def test_prepared_bases_and_batches(backend: DeviceBackend, curve: Curve, rng: r
         fresh(backend).msm_prepared(handle, batch[0])
 
 
+def test_kernel_intervals_lie_within_the_call_on_the_host_clock(
+    backend: DeviceBackend, curve: Curve, rng: random.Random
+) -> None:
+    """last_internal_intervals(): when each kernel of the thread's last call ran, on time.perf_counter's clock (the
+    device's events tied to it): one interval per launch, inside the call, in the queue's order, as long as the
+    device time the call reports; a thread that made no call has none."""
+    bases = bases_of(curve, "g1", 40)
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(40)])
+    for _ in range(2):  # the second call measures from the clock the first one tied
+        before = time.perf_counter()
+        backend.msm(curve, "g1", bases, scalars)
+        after = time.perf_counter()
+        intervals = backend.last_internal_intervals()
+        assert intervals is not None and len(intervals) >= 5  # histogram, scans, scatter, bucket kernels, finish
+        slack = 2e-3  # the tie between the clocks: the time of one wait
+        assert all(before - slack <= start <= end <= after + slack for start, end in intervals)
+        assert all(b[0] >= a[0] - 1e-6 for a, b in pairwise(intervals))
+        assert sum(end - start for start, end in intervals) == pytest.approx(backend.last_internal_seconds(), rel=1e-3)
+    other: list[object] = []
+    thread = threading.Thread(target=lambda: other.append(backend.last_internal_intervals()))
+    thread.start()
+    thread.join()
+    assert other == [None]
+
+
 def test_msm_memory_errors(backend: DeviceBackend, curve: Curve) -> None:
     bases, scalars = bases_of(curve, "g1", 4), scalars_of(curve, [1, 2, 3, 4])
     with pytest.raises(DeviceMemoryError, match="smaller window"):
@@ -532,6 +562,39 @@ def test_compute_h_kept_consumes_its_inputs(backend: DeviceBackend, curve: Curve
         np.testing.assert_array_equal(_to_host(got), expected)
         with pytest.raises(BackendInputError, match="consumed by compute_h_kept"):
             _to_host(kept[1])
+
+
+def test_the_quotient_in_place_empties_the_table_cache_when_short(
+    backend: DeviceBackend, curve: Curve, rng: random.Random
+) -> None:
+    """When even the in-place quotient (tmp and two tables of n values) does not fit the memory it was given, the
+    NTT tables cached by earlier calls are dropped and the memory asked again: the H is the reference's; without a
+    way to ask again the call is refused before any kernel runs."""
+    n = 32
+    a = [rng.randrange(curve.r) for _ in range(n)]
+    b = [rng.randrange(curve.r) for _ in range(n)]
+    arrays = [limbs.fr_to_limbs(curve, v) for v in (a, b, [x * y % curve.r for x, y in zip(a, b, strict=True)])]
+    expected = REFERENCE.compute_h(curve, *arrays, reduction="libsnark")
+    short, enough = Memory(3 * n * 32 - 1, 1 << 30), Memory(3 * n * 32, 1 << 30)
+    maker, tables = fresh(backend), ntt_device.Tables(2 * n * 32)  # room for two tables of n: tmp and two needed
+    asked: list[Memory] = []
+
+    def remeasure() -> Memory:
+        asked.append(enough)
+        return enough
+
+    def quotient(ctx: DeviceContext, again: object) -> Finish[np.ndarray]:
+        kept = [DeviceScalars.of(ctx, ctx.upload(v), n) for v in arrays]
+        tables.powers(ctx, curve, ntt_device.COSET, 5, n)  # a table of an earlier call
+        return ntt_device.queue_compute_h(
+            ctx, curve, tables, *kept, "libsnark", short, keep=True, consume=True, remeasure=again
+        )
+
+    with pytest.raises(DeviceMemoryError, match="in place"):
+        maker._call(lambda ctx: quotient(ctx, None))
+    got = maker._call(lambda ctx: quotient(ctx, remeasure))
+    assert asked == [enough] and tables.limit == 0
+    np.testing.assert_array_equal(got.to_host(), expected)
 
 
 @pytest.mark.parametrize("group", ["g1", "g2"])
