@@ -13,11 +13,7 @@ set -uo pipefail
 OUT=${OUT:-out}; LOGS="$OUT/point_ntt_logs"; mkdir -p "$LOGS"
 export PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1
 python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || exit 1
-if [[ ${BUILD:-0} == 1 ]]; then
-  rm -rf backends/cuda/prebuilt
-  /usr/bin/time -f "prebuilt programs rebuilt: %e s wall" python3 -m cuzk.backends.cuda.prebuilt 2>&1 | tail -1
-  tar czf "$OUT/prebuilt.tgz" backends/cuda/prebuilt
-fi
+[[ ${BUILD:-0} == 1 ]] && bash benchmarks/gpu/rebuild_prebuilt.sh
 CUPY_CACHE_DIR=$(mktemp -d)
 export CUPY_CACHE_DIR
 timeout 400 python3 -m pytest -q -p no:cacheprovider -p no:randomly tests/backends/test_point_ntt.py \

@@ -5,8 +5,10 @@
 # bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
 # where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
 # kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it; TRACE=1 writes each
-# witness's last proof as a Chrome trace.
-# Logs and JSON in $OUT/large/; the summary table last.
+# witness's last proof as a Chrome trace; COMPARE_WINDOW=c then proves each witness again with every query MSM in
+# c-bit windows (rows "porep_wc", "dense_wc"). Logs and JSON in $OUT/large/, the summary table last; PACK=1 then
+# packs them into $OUT/large-logs.tgz and the traces into $OUT/large-traces.tgz (the device tool brings back few
+# files).
 #     LOGS=20,22 bash benchmarks/large/h200.sh
 #     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
 set -uo pipefail
@@ -29,7 +31,7 @@ for curve in ${CURVES:-bls12_381}; do
     /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
       ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
-      ${TRACE:+--trace "$LOGS_DIR/$name-trace"} \
+      ${TRACE:+--trace "$LOGS_DIR/$name-trace"} ${COMPARE_WINDOW:+--compare-window "$COMPARE_WINDOW"} \
       > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done
@@ -42,6 +44,9 @@ print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{
       f"{'porep':>7}{'dense':>7}{'host GB':>8}  ok")
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     r = json.loads(path.read_text())
+    for key in (k for k in r if k.startswith(("porep_w", "dense_w"))):
+        print(f"{path.stem + ' ' + key:<28}{r[key]['median_ms']:>10.1f} ms, overhead {r[key]['overhead_pct']} %, "
+              f"verified {r[key]['verified']}")
     p, d = r.get("porep", {}), r.get("dense", {})
     ok = all(r[k]["verified"] for k in ("porep", "dense") if k in r)
     print(f"{path.stem:<18}{r['made_s'].get('setup (key kept on device)', 0):>9.1f}{p.get('median_ms', 0):>10.1f}"
@@ -49,3 +54,8 @@ for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
           f"{r.get('device_live_peak_gb', 0):>8.1f}{p.get('device_live_peak_gb', 0):>7.1f}"
           f"{d.get('device_live_peak_gb', 0):>7.1f}{r['host_peak_gb']:>8.1f}  {ok}")
 PY
+if [[ ${PACK:-0} == 1 ]]; then
+  traces=$(cd "$OUT" && find large -name "*.trace.json")
+  [[ -n $traces ]] && (cd "$OUT" && tar czf large-traces.tgz $traces)
+  (cd "$OUT" && tar czf large-logs.tgz --exclude="*.trace.json" large && rm -rf large)
+fi

@@ -125,6 +125,37 @@ def make_inputs(curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[
     return {"pk": pk, "prover": prover, "qap": qap, "z": z, "publics": publics, "counts": counts}
 
 
+def measure(
+    inputs: dict[str, Any], z: Any, publics: Any, label: str, args: Any, device: DevicePeak, made: dict[str, float]
+) -> dict[str, Any]:
+    """``args.proofs`` proofs of z, the last verified: their figures (printed, with the last one's phase table)."""
+    device.restart()
+    walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs)
+    proofs_live = device.since
+    with step(made, f"verify ({label})"):
+        ok = check_made_proof(inputs["pk"].vk, publics, proof, inputs["prover"].backend)
+    spent = overhead(last)
+    row = {
+        "walls_ms": [round(w * 1000, 1) for w in walls],
+        "median_ms": round(statistics.median(walls) * 1000, 1),
+        "prove_ms": round(last.seconds("prove") * 1000, 1),
+        "overhead_pct": round(100 * spent.fraction, 2) if spent else None,
+        "verified": ok,
+        "device_live_peak_gb": round(proofs_live / 1e9, 2),
+    }
+    print(
+        f"  {label}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
+        f"overhead {row['overhead_pct']} %, verified {ok}, live arrays at most {row['device_live_peak_gb']} GB",
+        flush=True,
+    )
+    print("\n".join("    " + line for line in timings_table(last)), flush=True)
+    if args.trace:
+        Path(args.trace).mkdir(parents=True, exist_ok=True)
+        print(f"  trace: {chrome_trace(last, Path(args.trace) / f'{label}.trace.json')}", flush=True)
+    print(f"  {device.now()}", flush=True)
+    return row
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--curve", default="bls12_381")
@@ -135,6 +166,9 @@ def main() -> None:
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
     parser.add_argument("--json")
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
+    parser.add_argument(
+        "--compare-window", type=int, help="then as many proofs with every query MSM in this window (c bits)"
+    )
     args = parser.parse_args()
     curve, backend, device = curve_by_name(args.curve), get_backend(args.backend), DevicePeak()
     made: dict[str, float] = {}
@@ -151,31 +185,10 @@ def main() -> None:
                 other = gates(curve, (1 << args.log) - NUM_INPUTS, backend, witness=kind)  # the same matrices
                 z, publics = other.z, other.public_inputs()
                 del other
-        device.restart()
-        walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs)
-        proofs_live = device.since
-        with step(made, f"verify ({kind})"):
-            ok = check_made_proof(inputs["pk"].vk, publics, proof, backend)
-        spent = overhead(last)
-        row = {
-            "walls_ms": [round(w * 1000, 1) for w in walls],
-            "median_ms": round(statistics.median(walls) * 1000, 1),
-            "prove_ms": round(last.seconds("prove") * 1000, 1),
-            "overhead_pct": round(100 * spent.fraction, 2) if spent else None,
-            "verified": ok,
-            "device_live_peak_gb": round(proofs_live / 1e9, 2),
-        }
-        results[kind] = row
-        print(
-            f"  {kind}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
-            f"overhead {row['overhead_pct']} %, verified {ok}, live arrays at most {row['device_live_peak_gb']} GB",
-            flush=True,
-        )
-        print("\n".join("    " + line for line in timings_table(last)), flush=True)
-        if args.trace:
-            Path(args.trace).mkdir(parents=True, exist_ok=True)
-            print(f"  trace: {chrome_trace(last, Path(args.trace) / f'{kind}.trace.json')}", flush=True)
-        print(f"  {device.now()}", flush=True)
+        for window in (None, *([args.compare_window] if args.compare_window else [])):
+            label = kind if window is None else f"{kind}_w{window}"
+            inputs["prover"].window = window
+            results[label] = measure(inputs, z, publics, label, args, device, made)
     results["device_peak_gb"] = round(device.stop() / 1e9, 2)
     results["device_live_peak_gb"] = round(device.live_peak / 1e9, 2)
     results["host_peak_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9, 2)
