@@ -229,9 +229,9 @@ class CudaContext(BufferHelpers):
             if self.trace is None:
                 k((grid,), (block,), args)
                 return
-            if not self.trace:
-                self.clock.anchor()
             start, end = self.cp.cuda.Event(), self.cp.cuda.Event()
+            if not self.trace:
+                self.clock.opened(start)
             start.record(self.stream)
             k((grid,), (block,), args)
             end.record(self.stream)

@@ -353,7 +353,7 @@ def test_kernel_intervals_lie_within_the_call_on_the_host_clock(
         after = time.perf_counter()
         intervals = backend.last_internal_intervals()
         assert intervals is not None and len(intervals) >= 5  # histogram, scans, scatter, bucket kernels, finish
-        slack = 2e-3  # the tie between the clocks: the time of one wait
+        slack = 0.05  # the tie between the clocks (a wait of microseconds, longer on a loaded machine)
         assert all(before - slack <= start <= end <= after + slack for start, end in intervals)
         assert all(b[0] >= a[0] - 1e-6 for a, b in pairwise(intervals))
         assert sum(end - start for start, end in intervals) == pytest.approx(backend.last_internal_seconds(), rel=1e-3)
