@@ -100,7 +100,7 @@ def upload(
     DeviceMemoryError when an index would not fit the kernels' u32."""
     chunk_start, row_chunk = chunk_layout(indptr)
     terms, chunks = len(columns), len(chunk_start) - 1
-    if max(terms, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:
+    if max(terms + 2, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:  # + 2: the table's 1 and −1
         raise DeviceMemoryError(f"a sparse matrix of {terms} terms is beyond the device kernels' 32-bit indices")
     table, index = palette(curve, np.asarray(values, dtype=np.uint64).reshape(terms, FR_LIMBS), reductions)
     device_values = ctx.upload(table)
