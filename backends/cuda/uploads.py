@@ -165,18 +165,27 @@ class LeasedUploads:
         return slot
 
 
+_retries = [0]  # allocations tried a second time, in this process (a costly path: a wait and the pool emptied)
+
+
+def allocation_retries() -> int:
+    """How many allocations this process has tried a second time (:func:`allocate`), for the benchmarks."""
+    return _retries[0]
+
+
 def allocate(cp: Any, stream: Any, nbytes: int, release: Callable[[], None]) -> Any:
     """A uint8 device array of ``nbytes`` (the caller makes the device and ``stream`` current). When the device has
     no memory left: ``release()`` lets go of what the context caches, the stream's queued work (the last copies into
     what was released) is waited for, the pool's free blocks go back to the device, and the allocation is tried once
-    more; its error then stands."""
+    more (counted: :func:`allocation_retries`); its error then stands."""
     try:
         return cp.empty(nbytes, dtype=cp.uint8)
     except cp.cuda.memory.OutOfMemoryError:
+        _retries[0] += 1
         release()
         stream.synchronize()
         cp.get_default_memory_pool().free_all_blocks()
         return cp.empty(nbytes, dtype=cp.uint8)
 
 
-__all__ = ["Lease", "LeasedUploads", "Slot", "allocate"]
+__all__ = ["Lease", "LeasedUploads", "Slot", "allocate", "allocation_retries"]

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cuzk.backends.cuda.uploads import allocation_retries
 from cuzk.backends.registry import get_backend
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup_arrays import setup_arrays
@@ -130,8 +131,9 @@ def measure(
 ) -> dict[str, Any]:
     """``args.proofs`` proofs of z, the last verified: their figures (printed, with the last one's phase table)."""
     device.restart()
+    retries = allocation_retries()
     walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs)
-    proofs_live = device.since
+    proofs_live, retries = device.since, allocation_retries() - retries
     with step(made, f"verify ({label})"):
         ok = check_made_proof(inputs["pk"].vk, publics, proof, inputs["prover"].backend)
     spent = overhead(last)
@@ -142,10 +144,12 @@ def measure(
         "overhead_pct": round(100 * spent.fraction, 2) if spent else None,
         "verified": ok,
         "device_live_peak_gb": round(proofs_live / 1e9, 2),
+        "allocation_retries": retries,
     }
     print(
         f"  {label}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
-        f"overhead {row['overhead_pct']} %, verified {ok}, live arrays at most {row['device_live_peak_gb']} GB",
+        f"overhead {row['overhead_pct']} %, verified {ok}, live arrays at most {row['device_live_peak_gb']} GB, "
+        f"{retries} allocations tried again (the pool emptied)",
         flush=True,
     )
     print("\n".join("    " + line for line in timings_table(last)), flush=True)

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends.cuda import device as cuda_device
+from cuzk.backends.cuda.uploads import allocation_retries
 from cuzk.backends.gpu.context import DeviceInfo
 
 ALLOCATIONS: list[weakref.ref[np.ndarray]] = []  # the fake device's allocations, for UnownedMemory's pointer lookup
@@ -372,8 +373,9 @@ def test_an_allocation_the_cached_slots_block_gives_them_back_and_succeeds(copyi
     assert ctx.cached_bytes == 2 * (1 << 18)
     assert ctx.free_bytes < (1 << 20) - 3 * (1 << 18) + 4096
     size = 3 * (1 << 18) - 4096
+    retries = allocation_retries()
     new = ctx.buffer(size) if path == "buffer" else ctx.upload(np.full(size, 7, dtype=np.uint8))
-    assert new.nbytes == size and ctx.cached_bytes == 0
+    assert new.nbytes == size and ctx.cached_bytes == 0 and allocation_retries() == retries + 1
     if path == "upload":
         ctx.stream.synchronize()
         ctx.leases.copy_stream.run()
