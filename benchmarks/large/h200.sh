@@ -6,9 +6,9 @@
 # where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
 # kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it; TRACE=1 writes each
 # witness's last proof as a Chrome trace; COMPARE_WINDOW=c then proves each witness again with every query MSM in
-# c-bit windows (rows "porep_wc", "dense_wc"). Logs and JSON in $OUT/large/, the summary table last; PACK=1 then
-# packs them into $OUT/large-logs.tgz and the traces into $OUT/large-traces.tgz (the device tool brings back few
-# files).
+# c-bit windows (rows "porep_wc", "dense_wc"); ASYNC_POOL=1 has CuPy allocate through CUDA's stream-ordered pool.
+# Logs and JSON in $OUT/large/, the summary table last; PACK=1 then packs them into $OUT/large-logs.tgz and the
+# traces into $OUT/large-traces.tgz (the device tool brings back few files).
 #     LOGS=20,22 bash benchmarks/large/h200.sh
 #     LOGS=26 CURVES=bls12_381 PROOFS=3 RUN_TIMEOUT=560 TESTS=0 bash benchmarks/large/h200.sh
 set -uo pipefail
@@ -32,6 +32,7 @@ for curve in ${CURVES:-bls12_381}; do
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
       ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
       ${TRACE:+--trace "$LOGS_DIR/$name-trace"} ${COMPARE_WINDOW:+--compare-window "$COMPARE_WINDOW"} \
+      ${ASYNC_POOL:+--async-pool} \
       > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done

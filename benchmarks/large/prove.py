@@ -40,7 +40,9 @@ class DevicePeak:
     largest in live arrays (the pool's used bytes), seen by a sampling thread; 0 without CuPy. ``since`` is the
     live arrays' largest since the last :meth:`restart` (the proofs of one witness, apart from the setup's)."""
 
-    def __init__(self, interval: float = 0.02) -> None:
+    def __init__(self, interval: float = 0.02, *, async_pool: bool = False) -> None:
+        """``async_pool``: CuPy allocates through CUDA's stream-ordered pool (cudaMallocAsync, whose driver maps
+        physical pages, so free memory need not be one piece) instead of its own pool, whose free blocks split."""
         self.peak, self.live_peak, self.since, self._stop = 0, 0, 0, threading.Event()
         try:
             import cupy
@@ -48,6 +50,9 @@ class DevicePeak:
             self._info, self._pool = cupy.cuda.runtime.memGetInfo, cupy.get_default_memory_pool()
         except ImportError:
             return
+        if async_pool:
+            self._pool = cupy.cuda.MemoryAsyncPool()
+            cupy.cuda.set_allocator(self._pool.malloc)
         threading.Thread(target=self._sample, args=(interval,), daemon=True).start()
 
     def _sample(self, interval: float) -> None:
@@ -170,11 +175,13 @@ def main() -> None:
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
     parser.add_argument("--json")
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
+    parser.add_argument("--async-pool", action="store_true", help="CuPy allocates through CUDA's stream-ordered pool")
     parser.add_argument(
         "--compare-window", type=int, help="then as many proofs with every query MSM in this window (c bits)"
     )
     args = parser.parse_args()
-    curve, backend, device = curve_by_name(args.curve), get_backend(args.backend), DevicePeak()
+    device = DevicePeak(async_pool=args.async_pool)  # before any allocation
+    curve, backend = curve_by_name(args.curve), get_backend(args.backend)
     made: dict[str, float] = {}
     print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
     g2_backend = get_backend(args.g2_backend) if args.g2_backend else backend
