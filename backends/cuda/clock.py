@@ -15,6 +15,7 @@ every event measured from it, whichever thread takes a newer one meanwhile.
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any
 
@@ -33,6 +34,7 @@ class EventClock:
             self._stream = cp.cuda.Stream(non_blocking=True)
         self._anchor: tuple[Any, float] | None = None
         self._traces: dict[int, tuple[Any, float]] = {}  # id of a trace's first start event → its anchor
+        self._lock = threading.Lock()  # _traces: opened under the context's lock, read after it by any thread
 
     def opened(self, first: Any) -> None:
         """A trace starts with the start event ``first`` (before it is recorded): its anchor is the current one,
@@ -51,9 +53,10 @@ class EventClock:
                         best = (after - before, event, (before + after) / 2)
             assert best is not None
             self._anchor = (best[1], best[2])
-        if len(self._traces) >= OPEN_TRACES:
-            self._traces.pop(next(iter(self._traces)))
-        self._traces[id(first)] = self._anchor
+        with self._lock:
+            if len(self._traces) >= OPEN_TRACES:
+                self._traces.pop(next(iter(self._traces)))
+            self._traces[id(first)] = self._anchor
 
     def intervals(self, trace: list[tuple[str, Any, Any]]) -> list[tuple[float, float]] | None:
         """(start, end) on the host's clock of each launch of ``trace`` (kernel, start event, end event), all done;
@@ -62,7 +65,8 @@ class EventClock:
         if not trace:
             return []
         first = trace[0][1]
-        anchor = self._traces.pop(id(first), None)
+        with self._lock:
+            anchor = self._traces.pop(id(first), None)
         if anchor is None:
             return None
         elapsed = self.cp.cuda.get_elapsed_time
