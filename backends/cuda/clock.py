@@ -19,9 +19,8 @@ import threading
 import time
 from typing import Any
 
-from cuzk.backends.gpu.context import ANCHOR_SECONDS
+from cuzk.backends.gpu.context import ANCHOR_SECONDS, tie_clocks
 
-TRIES = 3  # anchor records per tie of the clocks; the one waited for the shortest is kept
 OPEN_TRACES = 64  # traces whose anchor is remembered until their intervals are read (older ones are forgotten)
 
 
@@ -41,22 +40,19 @@ class EventClock:
         taken anew when there is none or it is older than ANCHOR_SECONDS (waits of microseconds: the anchor's
         stream is idle). The caller holds the context's lock."""
         if self._anchor is None or time.perf_counter() - self._anchor[1] >= ANCHOR_SECONDS:
-            best: tuple[float, Any, float] | None = None
             with self.device:
-                for _ in range(TRIES):
-                    event = self.cp.cuda.Event()
-                    before = time.perf_counter()
-                    event.record(self._stream)
-                    event.synchronize()
-                    after = time.perf_counter()
-                    if best is None or after - before < best[0]:
-                        best = (after - before, event, (before + after) / 2)
-            assert best is not None
-            self._anchor = (best[1], best[2])
+                self._anchor = tie_clocks(self._passed_event)
         with self._lock:
             if len(self._traces) >= OPEN_TRACES:
                 self._traces.pop(next(iter(self._traces)))
             self._traces[id(first)] = self._anchor
+
+    def _passed_event(self) -> Any:
+        """An event recorded on the clock's idle stream, waited for."""
+        event = self.cp.cuda.Event()
+        event.record(self._stream)
+        event.synchronize()
+        return event
 
     def intervals(self, trace: list[tuple[str, Any, Any]]) -> list[tuple[float, float]] | None:
         """(start, end) on the host's clock of each launch of ``trace`` (kernel, start event, end event), all done;

@@ -14,6 +14,7 @@ go, so that another thread's call queues meanwhile and the host's copies overlap
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -29,9 +30,25 @@ T = TypeVar("T")
 # A context ties its device's clock to the host's again after this many seconds (kernel_intervals): the clocks drift
 # apart, and CUDA's elapsed times are single-precision milliseconds.
 ANCHOR_SECONDS = 30.0
+CLOCK_TIES = 3  # round trips per tie of the clocks (tie_clocks); the shortest is kept
 
 Finish = Callable[[], T]
 """What a queued call returns: it waits for the device where needed and gives the call's result."""
+
+
+def tie_clocks(pass_marker: Callable[[], T]) -> tuple[T, float]:
+    """A marker the device passed and the host's ``time.perf_counter`` then: ``pass_marker`` queues a marker where
+    nothing else waits (a stream or queue of its own, so the device passes it at once) and waits for it; the host
+    time is the middle of that round trip, the shortest of CLOCK_TIES (a wait of microseconds, longer when the
+    host is busy)."""
+    ties = []
+    for _ in range(CLOCK_TIES):
+        before = time.perf_counter()
+        marker = pass_marker()
+        after = time.perf_counter()
+        ties.append((after - before, (before + after) / 2, marker))
+    _, host, marker = min(ties, key=lambda tie: tie[0])
+    return marker, host
 
 
 def ready(value: T) -> Finish[T]:

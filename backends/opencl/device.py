@@ -21,7 +21,15 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import env
-from cuzk.backends.gpu.context import ANCHOR_SECONDS, BufferHelpers, DeviceInfo, Finish, SelectionError, ready
+from cuzk.backends.gpu.context import (
+    ANCHOR_SECONDS,
+    BufferHelpers,
+    DeviceInfo,
+    Finish,
+    SelectionError,
+    ready,
+    tie_clocks,
+)
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import OPENCL, generate
 from cuzk.reference.curves import Curve
@@ -201,16 +209,16 @@ class OpenCLContext(BufferHelpers):
         if self._clock is None or time.perf_counter() - self._clock[1] >= ANCHOR_SECONDS:
             if self._clock_queue is None:
                 self._clock_queue = self.cl.CommandQueue(self.context, self.device, properties=self.queue.properties)
-            ties = []
-            for _ in range(3):
-                before = time.perf_counter()
-                marker = self.cl.enqueue_marker(self._clock_queue)
-                marker.wait()
-                after = time.perf_counter()
-                ties.append((after - before, (before + after) / 2 - marker.profile.end * 1e-9))
-            self._clock = (min(ties)[1], time.perf_counter())
+            marker, host = tie_clocks(self._passed_marker)
+            self._clock = (host - marker.profile.end * 1e-9, time.perf_counter())
         offset = self._clock[0]
         return [(offset + event.profile.start * 1e-9, offset + event.profile.end * 1e-9) for _, event in trace]
+
+    def _passed_marker(self) -> Any:
+        """A marker queued on the clock's own queue, waited for."""
+        marker = self.cl.enqueue_marker(self._clock_queue)
+        marker.wait()
+        return marker
 
     # --- buffers --------------------------------------------------------------------------------------------
 
