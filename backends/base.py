@@ -248,6 +248,12 @@ class BackendBase(HostCapabilities):
     def last_batch_seconds(self) -> list[float] | None:
         return None
 
+    def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        """An empty host array that this backend's uploads (``keep_scalars``, the MSMs' scalars) read fastest: a
+        device backend's pinned memory, else a plain array. For a caller that makes its witness where the
+        backend will read it (a long-lived prover: the memory is pinned once and reused)."""
+        return np.empty(shape, dtype)
+
     # --- hooks for subclasses -------------------------------------------------------------------------------------
 
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:

@@ -7,12 +7,10 @@ binaries in its kernel cache (``~/.cupy/kernel_cache`` or ``CUPY_CACHE_DIR``) ke
 program is compiled once per machine. Every launch, read and write goes to the context's main stream (non-blocking),
 in order; each launch is bracketed by CUDA events while a trace is open, which is where the device time comes from.
 
-Uploads go through a ring of pinned host buffers (:meth:`CudaContext.write`): a copy from pageable memory waits
-for the stream to drain (CUDA synchronises it), so an upload queued behind kernels would hold the host until they
-finish and leave the device idle while it copies; from pinned memory the copy is queued like a kernel, and the host
-returns as soon as the data are in the ring. The ring grows (up to STAGING_BUFFERS) rather than wait while every
-buffer still has a copy queued: a call queued behind another thread's kernels does not wait for them. Reads go the
-other way through pinned memory of their own (:meth:`CudaContext.read_later`), so that queueing one does not wait.
+Uploads go through a ring of pinned host buffers (:mod:`cuzk.backends.cuda.staging`), so that an upload queued
+behind kernels does not hold the host until they finish; an array already in pinned memory (``host_array``) is
+copied in place. Reads go the other way through pinned memory of their own (:meth:`CudaContext.read_later`), so
+that queueing one does not wait.
 An upload into a new buffer of LEASE_MIN_BYTES or more goes on a second stream, into memory leased from the
 context, so that it runs beside the kernels queued before it (:mod:`cuzk.backends.cuda.uploads`).
 """
@@ -24,7 +22,6 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -34,8 +31,8 @@ import numpy as np
 
 from cuzk.backends.cuda import prebuilt
 from cuzk.backends.cuda.clock import EventClock
+from cuzk.backends.cuda.staging import PinnedStaging
 from cuzk.backends.cuda.uploads import LeasedUploads, allocate
-from cuzk.backends.env import host_helpers
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
 from cuzk.backends.gpu.errors import KernelBuildError
 from cuzk.backends.kernels import CUDA, generate
@@ -45,11 +42,6 @@ KERNEL_PROBE = re.compile(r"KERNEL\s+void\s+(\w+)")  # a kernel's name in a prog
 BLOCK = 128  # threads per block; fewer when a kernel's registers allow fewer
 WARP, REGISTER_UNIT = 32, 256  # threads a warp; a warp's registers are allocated in units of this many
 OPTIONS = ("--std=c++17",)  # NVRTC options of every program (tests and benchmarks add -D…)
-STAGING_BUFFERS = 32  # pinned host buffers in the upload ring, at most …
-STAGING_BYTES = 16 << 20  # … of 16 MiB each: 512 MiB of uploads (2^24 scalars) can run ahead of the stream
-STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's memory (the ring would only add a copy)
-COPY_THREADS = host_helpers()  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in pieces …
-COPY_SPLIT_BYTES = 4 << 20  # … on half the cores at once (numpy lets go of the GIL): one core copies slower than PCIe
 LEASE_MIN_BYTES = 1 << 20  # uploads this large go on the copy stream, into leased memory
 LEASE_CACHE_FRACTION = 0.05  # of the device's memory, at most, kept in free leased slots for the next uploads
 
@@ -130,10 +122,7 @@ class CudaContext(BufferHelpers):
         self._modules: dict[tuple[str, str], Any] = {}
         self._kernels: dict[tuple[str, str, str], tuple[Any, int]] = {}
         self._resident: dict[tuple[str, str, str], int] = {}  # resident_threads per kernel
-        self._staging: list[tuple[np.ndarray, Any]] = []  # (pinned host buffer, event of the last copy out of it)
-        self._next_staging = 0
-        self._ring_size = STAGING_BUFFERS  # fewer when the host refuses pinned memory
-        self._copiers: ThreadPoolExecutor | None = None
+        self.host = PinnedStaging(self.cp, self.memory_errors)
         self.leases = LeasedUploads(self.cp, device, self.stream, int(self.info.global_mem * LEASE_CACHE_FRACTION))
         self.clock = EventClock(self.cp, device)
 
@@ -261,8 +250,8 @@ class CudaContext(BufferHelpers):
 
     def write(self, buf: Any, array: np.ndarray) -> None:
         """Queue the copy of ``array`` into ``buf``; the caller may change ``array`` as soon as this returns. Up to
-        STAGING_BUFFERS · STAGING_BYTES bytes wait in the pinned ring for the stream; beyond, the host waits for the
-        oldest copy out of the ring before it reuses that buffer."""
+        STAGING_BUFFERS · STAGING_BYTES bytes wait in the pinned ring for the stream; beyond, the host waits for
+        the oldest copy out of the ring before it reuses that buffer."""
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
         if raw.size:
             self.leases.await_copies((buf,))
@@ -275,9 +264,23 @@ class CudaContext(BufferHelpers):
         if raw.size < LEASE_MIN_BYTES:
             return super().upload(array)
         buf, slot = self.leases.lease(raw.size)
+        if self.host.is_pinned(raw):  # the DMA reads it in place; the caller may write it again once this returns
+            copy = self.leases.copy_stream
+            with self._on():
+                buf[: raw.size].set(raw, stream=copy)
+                done = self.cp.cuda.Event(disable_timing=True)
+                done.record(copy)
+            self.leases.copied(buf, slot)
+            done.synchronize()
+            return buf
         self._stage(buf, raw, self.leases.copy_stream)
         self.leases.copied(buf, slot)
         return buf
+
+    def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        """Pinned host memory, which ``upload`` copies without the ring at the bus's speed (a plain array when the
+        host refuses)."""
+        return self.host.host_array(shape, dtype)
 
     @property
     def cached_bytes(self) -> int:
@@ -301,63 +304,7 @@ class CudaContext(BufferHelpers):
     def _stage(self, buf: Any, raw: np.ndarray, stream: Any) -> None:
         """Queue the copy of the bytes ``raw`` into ``buf`` on ``stream``, through the pinned ring when large."""
         with self._on():
-            if raw.size < STAGING_MIN_BYTES:
-                buf[: raw.size].set(raw, stream=stream)
-                return
-            for start in range(0, raw.size, STAGING_BYTES):
-                part = raw[start : start + STAGING_BYTES]
-                staging = self._staging_buffer()
-                if staging is None:  # no pinned memory to be had: the plain (synchronous) copy
-                    buf[start : start + part.size].set(part, stream=stream)
-                    continue
-                host, copied = staging
-                self._copy(host[: part.size], part)
-                buf[start : start + part.size].set(host[: part.size], stream=stream)
-                copied.record(stream)
-
-    def _staging_buffer(self) -> tuple[np.ndarray, Any] | None:
-        """A pinned buffer of the ring whose last copy out has run; while there is none, a new one (up to
-        STAGING_BUFFERS), or when no more can be had, the next in turn once its copy has run. Pinned memory is a
-        limited resource of the host: when a buffer cannot be made the ring stays at the buffers it has, and with
-        none, None (the caller copies directly)."""
-        for _ in range(len(self._staging)):
-            slot = self._next_staging % len(self._staging)
-            self._next_staging = slot + 1
-            if self._staging[slot][1].done:
-                return self._staging[slot]
-        if len(self._staging) < self._ring_size:
-            memory = self._pinned(STAGING_BYTES)
-            if memory is not None:
-                self._staging.append((memory, self.cp.cuda.Event(disable_timing=True)))
-                return self._staging[-1]
-            self._ring_size = len(self._staging)
-        if not self._staging:
-            return None
-        slot = self._next_staging % len(self._staging)
-        self._next_staging = slot + 1
-        self._staging[slot][1].synchronize()
-        return self._staging[slot]
-
-    def _copy(self, dst: np.ndarray, src: np.ndarray) -> None:
-        """dst[...] = src for byte arrays of one size; large ones in COPY_THREADS pieces on the context's threads."""
-        if src.size < COPY_SPLIT_BYTES:
-            dst[...] = src
-            return
-        if self._copiers is None:
-            self._copiers = ThreadPoolExecutor(COPY_THREADS, thread_name_prefix="cuzk-copy")
-        step = -(-src.size // COPY_THREADS)
-        pieces = [slice(start, start + step) for start in range(0, src.size, step)]
-        for done in [self._copiers.submit(dst.__setitem__, piece, src[piece]) for piece in pieces]:
-            done.result()
-
-    def _pinned(self, nbytes: int) -> np.ndarray | None:
-        """``nbytes`` of pinned host memory as a byte array, or None when the host refuses."""
-        runtime_error = getattr(getattr(self.cp.cuda, "runtime", None), "CUDARuntimeError", MemoryError)
-        try:
-            memory = self.cp.cuda.alloc_pinned_memory(nbytes)
-        except (MemoryError, runtime_error, *self.memory_errors):
-            return None
-        return np.ndarray((nbytes,), dtype=np.uint8, buffer=memory)
+            self.host.stage(buf, raw, stream)
 
     def fill_zero(self, buf: Any, nbytes: int) -> None:
         if nbytes:
@@ -376,7 +323,7 @@ class CudaContext(BufferHelpers):
             return ready(out)
         self.leases.await_copies((buf,))
         with self._on():
-            pinned = self._pinned(out.nbytes)
+            pinned = self.host.pinned(out.nbytes)
             if pinned is None:
                 buf[offset : offset + out.nbytes].get(stream=self.stream, out=raw)
                 return ready(out)
@@ -386,7 +333,7 @@ class CudaContext(BufferHelpers):
 
         def finish() -> np.ndarray:
             copied.synchronize()
-            self._copy(raw, pinned)
+            self.host.copy(raw, pinned)
             return out
 
         return finish

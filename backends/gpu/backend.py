@@ -351,6 +351,9 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
                 v.payload.release()
         return h
 
+    def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        return self.context.host_array(shape, dtype)
+
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
         """One upload (on CUDA beside the queued kernels), for any number of MSMs. Scalars larger than one allocation
         or half the memory a call may plan with stay on the host instead, and each MSM takes them as an array

@@ -144,6 +144,10 @@ class DeviceContext(Protocol):
 
     def upload(self, array: np.ndarray) -> Any: ...
 
+    def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        """An empty host array that ``upload`` reads fastest (pinned memory on CUDA)."""
+        ...
+
     def write(self, buf: Any, array: np.ndarray) -> None: ...
 
     def zeros(self, nbytes: int) -> Any: ...
@@ -212,6 +216,9 @@ class BufferHelpers:
         if data.nbytes:
             self.write(buf, data)
         return buf
+
+    def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        return np.empty(shape, dtype)
 
     def zeros(self, nbytes: int) -> Any:
         buf = self.buffer(nbytes)

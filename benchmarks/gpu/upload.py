@@ -8,7 +8,9 @@ One source array of ``--gib`` GiB (pageable host memory, touched), uploaded by:
   of S MiB on T threads, each buffer's DMA on the copy stream), for several S and T — a new context for each;
 - ``pageable``: CuPy's plain ``set`` from the pageable array (the driver's own staging);
 - ``pinned``: ``set`` from a pinned copy of the array (the DMA alone: the ceiling);
-- ``host copy``: the ring's host side alone (the array copied into pinned buffers on T threads, no DMA).
+- ``host copy``: the ring's host side alone (the array copied into pinned buffers on T threads, no DMA);
+- ``host_array``: the context's upload of an array already in pinned memory (``CudaContext.host_array``), beside
+  the cost of getting that memory the first time (pinning) and again (CuPy's pinned pool).
 
 Each line: the median wall of ``--repeat`` uploads (after one not counted) and its rate in GB/s.
 """
@@ -23,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-import cuzk.backends.cuda.device as cuda_device
+from cuzk.backends.cuda import staging
 from cuzk.backends.cuda.device import CudaContext
 
 
@@ -41,9 +43,9 @@ def timed(run: Callable[[], object], repeat: int) -> float:
 def ring(cp, raw: np.ndarray, staging_mib: int, threads: int, repeat: int) -> float:  # type: ignore[no-untyped-def]
     """The median wall of the context's upload of ``raw`` with the ring's buffers of ``staging_mib`` and ``threads``
     copy threads (a new context, its leased memory given back after)."""
-    cuda_device.STAGING_BYTES = staging_mib << 20
-    cuda_device.STAGING_BUFFERS = max(2, (512 << 20) // (staging_mib << 20))
-    cuda_device.COPY_THREADS = threads
+    staging.STAGING_BYTES = staging_mib << 20
+    staging.STAGING_BUFFERS = max(2, (512 << 20) // (staging_mib << 20))
+    staging.COPY_THREADS = threads
     ctx = CudaContext(cp.cuda.Device(0))
 
     def run() -> None:
@@ -73,6 +75,28 @@ def host_copy(cp, raw: np.ndarray, staging_mib: int, threads: int):  # type: ign
     return run
 
 
+def from_host_array(cp, raw: np.ndarray, repeat: int) -> list[tuple[str, float]]:  # type: ignore[no-untyped-def]
+    """The upload of an array in the context's pinned memory, and what getting that memory costs."""
+    ctx = CudaContext(cp.cuda.Device(0))
+    start = time.perf_counter()
+    pinned = ctx.host_array(raw.shape, raw.dtype)
+    first = time.perf_counter() - start
+    pinned[...] = raw
+
+    def run() -> None:
+        buf = ctx.upload(pinned)
+        del buf
+
+    rows = [("host_array upload", timed(run, repeat)), ("host_array: pin (first)", first)]
+    pinned = None  # back to CuPy's pinned pool
+    start = time.perf_counter()
+    again = ctx.host_array(raw.shape, raw.dtype)
+    rows.append(("host_array: again (pinned pool)", time.perf_counter() - start))
+    del again
+    ctx.release_cached()
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gib", type=float, default=4.0)
@@ -99,6 +123,7 @@ def main() -> None:
         ("pageable (cupy set)", timed(lambda: device.set(raw), args.repeat)),
     ]
     device = None  # its memory back to the pool before the contexts' uploads
+    rows += from_host_array(cp, raw, args.repeat)
     sizes = [int(s) for s in args.staging.split(",")]
     counts = [int(t) for t in args.threads.split(",")]
     for mib in sizes:

@@ -6,7 +6,8 @@
 # where B_G2 runs instead of the GPU; DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
 # kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it; TRACE=1 writes each
 # witness's last proof as a Chrome trace; COMPARE_WINDOW=c then proves each witness again with every query MSM in
-# c-bit windows (rows "porep_wc", "dense_wc"); ASYNC_POOL=1 has CuPy allocate through CUDA's stream-ordered pool.
+# c-bit windows (rows "porep_wc", "dense_wc"); ASYNC_POOL=1 has CuPy allocate through CUDA's stream-ordered pool;
+# PINNED=1 then proves each witness again from z in pinned memory (rows "porep_pinned", "dense_pinned").
 # Logs and JSON in $OUT/large/, the summary table last; PACK=1 then packs them into $OUT/large-logs.tgz and the
 # traces into $OUT/large-traces.tgz (the device tool brings back few files).
 #     LOGS=20,22 bash benchmarks/large/h200.sh
@@ -32,7 +33,7 @@ for curve in ${CURVES:-bls12_381}; do
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
       ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
       ${TRACE:+--trace "$LOGS_DIR/$name-trace"} ${COMPARE_WINDOW:+--compare-window "$COMPARE_WINDOW"} \
-      ${ASYNC_POOL:+--async-pool} \
+      ${ASYNC_POOL:+--async-pool} ${PINNED:+--pinned-witness} \
       > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done
@@ -45,7 +46,7 @@ print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{
       f"{'porep':>7}{'dense':>7}{'host GB':>8}  ok")
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     r = json.loads(path.read_text())
-    for key in (k for k in r if k.startswith(("porep_w", "dense_w"))):
+    for key in (k for k in r if k.startswith(("porep_", "dense_")) and k != "porep_counts"):
         print(f"{path.stem + ' ' + key:<28}{r[key]['median_ms']:>10.1f} ms, overhead {r[key]['overhead_pct']} %, "
               f"verified {r[key]['verified']}")
     p, d = r.get("porep", {}), r.get("dense", {})

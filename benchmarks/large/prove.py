@@ -177,6 +177,12 @@ def main() -> None:
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
     parser.add_argument("--async-pool", action="store_true", help="CuPy allocates through CUDA's stream-ordered pool")
     parser.add_argument(
+        "--pinned-witness",
+        action="store_true",
+        help="then as many proofs of each witness with z in the backend's host_array (pinned: a prover that makes "
+        "its witnesses where the device reads them)",
+    )
+    parser.add_argument(
         "--compare-window", type=int, help="then as many proofs with every query MSM in this window (c bits)"
     )
     args = parser.parse_args()
@@ -200,6 +206,13 @@ def main() -> None:
             label = kind if window is None else f"{kind}_w{window}"
             inputs["prover"].window = window
             results[label] = measure(inputs, z, publics, label, args, device, made)
+        if args.pinned_witness:
+            with step(made, f"z into pinned memory ({kind})"):
+                pinned = backend.host_array(z.shape, z.dtype)
+                pinned[...] = z
+            inputs["prover"].window = None
+            results[f"{kind}_pinned"] = measure(inputs, pinned, publics, f"{kind}_pinned", args, device, made)
+            del pinned
     results["device_peak_gb"] = round(device.stop() / 1e9, 2)
     results["device_live_peak_gb"] = round(device.live_peak / 1e9, 2)
     results["host_peak_gb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9, 2)

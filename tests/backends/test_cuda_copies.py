@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from cuzk.backends.cuda import device as cuda_device
+from cuzk.backends.cuda import staging
 from cuzk.backends.cuda.uploads import allocation_retries
 from cuzk.backends.gpu.context import DeviceInfo
 
@@ -130,6 +131,10 @@ class FakeDeviceArray:
 FAKE_PINNED: list[np.ndarray] = []
 
 
+def _holds(array: np.ndarray, ptr: int) -> bool:
+    return array.ctypes.data <= ptr < array.ctypes.data + array.nbytes
+
+
 class FakeCupy:
     """What CudaContext's buffers use of cupy. A copy from pinned memory reads the host bytes when the stream runs
     it; a copy from pageable memory takes them at once, as CUDA stages it before returning."""
@@ -147,7 +152,10 @@ class FakeCupy:
             MemoryPointer=FakeMemoryPointer,
             alloc_pinned_memory=self.alloc_pinned_memory,
             memory=SimpleNamespace(OutOfMemoryError=MemoryError),
-            runtime=SimpleNamespace(memGetInfo=lambda: (self.capacity - self.live_bytes, self.capacity)),
+            runtime=SimpleNamespace(
+                memGetInfo=lambda: (self.capacity - self.live_bytes, self.capacity),
+                pointerGetAttributes=lambda ptr: SimpleNamespace(type=int(any(_holds(p, ptr) for p in FAKE_PINNED))),
+            ),
         )
         self.pool = SimpleNamespace(  # it frees at once, as the driver does
             free_all_blocks=gc.collect, free_bytes=lambda: 0, get_limit=lambda: 0, total_bytes=lambda: self.live_bytes
@@ -186,10 +194,10 @@ def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy, lease_min: int
     info = DeviceInfo("fake", "CUDA", "gpu", 1, 1 << 20, 1 << 20, {})
     monkeypatch.setattr(cuda_device, "import_cupy", lambda: fake)
     monkeypatch.setattr(cuda_device, "device_info", lambda cp, device: info)
-    monkeypatch.setattr(cuda_device, "STAGING_BUFFERS", 2)
-    monkeypatch.setattr(cuda_device, "STAGING_BYTES", 64)
-    monkeypatch.setattr(cuda_device, "STAGING_MIN_BYTES", 32)
-    monkeypatch.setattr(cuda_device, "COPY_SPLIT_BYTES", 48)  # full parts and the reads take the threaded copy
+    monkeypatch.setattr(staging, "STAGING_BUFFERS", 2)
+    monkeypatch.setattr(staging, "STAGING_BYTES", 64)
+    monkeypatch.setattr(staging, "STAGING_MIN_BYTES", 32)
+    monkeypatch.setattr(staging, "COPY_SPLIT_BYTES", 48)  # full parts and the reads take the threaded copy
     monkeypatch.setattr(cuda_device, "LEASE_MIN_BYTES", lease_min)
     monkeypatch.setattr(cuda_device, "LEASE_CACHE_FRACTION", 0.5)  # of the fake's 1 MiB
     return cuda_device.CudaContext(FakeDevice())
@@ -240,7 +248,7 @@ def test_cuda_upload_ring_grows_instead_of_waiting(monkeypatch: pytest.MonkeyPat
     than wait for the stream: 6 parts of 64 bytes leave all 6 copies queued with a ring of up to 8."""
     fake = FakeCupy()
     ctx = fake_context(monkeypatch, fake)
-    monkeypatch.setattr(ctx, "_ring_size", 8)
+    monkeypatch.setattr(ctx.host, "_ring_size", 8)
     uploaded = upload_and_overwrite(ctx, (6 * 64,), seed=4)
     assert len(fake.pinned) == 6
     assert len(ctx.stream.queue) == 12, "six copies and their events must still be queued"
@@ -383,3 +391,26 @@ def test_an_allocation_the_cached_slots_block_gives_them_back_and_succeeds(copyi
     with pytest.raises(MemoryError):
         ctx.buffer(1 << 19)  # nothing cached is left to give back: the error stands
     del live
+
+
+def test_an_upload_from_pinned_memory_is_copied_in_place_before_it_returns(copying: Any) -> None:
+    """An array in pinned memory (``host_array``) goes to the device without the ring: no ring buffer is made, the
+    copy runs on the copy stream beside the main stream's queued kernel, and upload returns once it ran, so that
+    the caller may overwrite its array at once; a plain array is not taken for pinned."""
+    ctx, rng = copying, np.random.default_rng(8)
+    ctx.read(ctx.upload(np.zeros(200, dtype=np.uint8)), (1,), np.uint8)  # a slot, used and given back
+    gc.collect()
+    ctx.stream.run()
+    data = ctx.host_array((50,), np.uint32)
+    pinned = len(FAKE_PINNED)
+    assert any(np.shares_memory(data, p) for p in FAKE_PINNED)
+    data[...] = rng.integers(0, 1 << 32, 50, dtype=np.uint32)
+    original = data.copy()
+    ran = kernel_on(ctx)
+    buf = ctx.upload(data)
+    data[...] = 0
+    assert len(FAKE_PINNED) == pinned, "a pinned array needs no ring buffer"
+    assert ran == [], "the copy must not wait for the kernel queued before it"
+    np.testing.assert_array_equal(ctx.read(buf, (50,), np.uint32), original)
+    assert not ctx.host.is_pinned(np.concatenate([data, data]).view(np.uint8))
+    assert not ctx.host.is_pinned(np.zeros(8, dtype=np.uint8))

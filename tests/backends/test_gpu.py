@@ -619,6 +619,24 @@ def test_rows_apart_over_kept_scalars_give_the_same_sums(
         np.testing.assert_array_equal(batch, np.stack([expected, expected]))
 
 
+def test_scalars_kept_from_the_backends_host_array(
+    backend: DeviceBackend, curve: Curve, rng: random.Random, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Scalars made in the backend's host_array (pinned memory on CUDA, uploaded in place) are kept and summed as
+    from a plain array, also when the caller overwrites the array as soon as keep_scalars returns."""
+    monkeypatch.setattr(cuda_device, "LEASE_MIN_BYTES", 64)  # the copy stream's path, where pinned arrays go
+    n = 40
+    bases = bases_of(curve, "g1", n)
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(n)])
+    host = backend.host_array(scalars.shape)
+    assert host.shape == scalars.shape and host.dtype == np.uint64
+    host[...] = scalars
+    kept = backend.keep_scalars(curve, host)
+    host[...] = 0
+    handle = backend.prepare_bases(curve, "g1", bases)
+    np.testing.assert_array_equal(backend.msm_prepared(handle, kept), REFERENCE.msm(curve, "g1", bases, scalars))
+
+
 @pytest.mark.parametrize("group", ["g1", "g2"])
 def test_generator_bases_get_shifted_copies_as_prepared_bases_do(
     backend: DeviceBackend, curve: Curve, group: str, rng: random.Random
