@@ -40,19 +40,21 @@ for curve in ${CURVES:-bls12_381}; do
 done
 python3 - "$LOGS_DIR" <<'PY'
 import json, pathlib, sys
-# dev GB: held by the process at its peak; live GB: in live arrays at the peak (setup included), then during the
+# ovh %: the PoRep-like proof's wall − kernels within its prove span, wall %: within its whole wall (z's upload and A·z,
+# B·z included); dev GB: held by the process at its peak; live GB: in live arrays at the peak (setup included), then during the
 # PoRep-like and the dense proofs alone
-print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{'dev GB':>8}{'live GB':>8}"
+print(f"{'input':<18}{'setup s':>9}{'porep ms':>10}{'dense ms':>10}{'ovh %':>7}{'wall %':>7}{'dev GB':>8}{'live GB':>8}"
       f"{'porep':>7}{'dense':>7}{'host GB':>8}  ok")
 for path in sorted(pathlib.Path(sys.argv[1]).glob("*.json")):
     r = json.loads(path.read_text())
     for key in (k for k in r if k.startswith(("porep_", "dense_")) and k != "porep_counts"):
-        print(f"{path.stem + ' ' + key:<28}{r[key]['median_ms']:>10.1f} ms, overhead {r[key]['overhead_pct']} %, "
-              f"verified {r[key]['verified']}")
+        print(f"{path.stem + ' ' + key:<28}{r[key]['median_ms']:>10.1f} ms, overhead {r[key]['overhead_pct']} % of "
+              f"prove, {r[key].get('wall_overhead_pct')} % of the wall, verified {r[key]['verified']}")
     p, d = r.get("porep", {}), r.get("dense", {})
     ok = all(r[k]["verified"] for k in ("porep", "dense") if k in r)
     print(f"{path.stem:<18}{r['made_s'].get('setup (key kept on device)', 0):>9.1f}{p.get('median_ms', 0):>10.1f}"
-          f"{d.get('median_ms', 0):>10.1f}{p.get('overhead_pct') or 0:>7.1f}{r['device_peak_gb']:>8.1f}"
+          f"{d.get('median_ms', 0):>10.1f}{p.get('overhead_pct') or 0:>7.1f}{p.get('wall_overhead_pct') or 0:>7.1f}"
+          f"{r['device_peak_gb']:>8.1f}"
           f"{r.get('device_live_peak_gb', 0):>8.1f}{p.get('device_live_peak_gb', 0):>7.1f}"
           f"{d.get('device_live_peak_gb', 0):>7.1f}{r['host_peak_gb']:>8.1f}  {ok}")
 PY

@@ -211,7 +211,9 @@ class Prover:
         z_kept = self._keep("keep_z", z)[0] if shared else None
         on_device = shared and qap.c is None and has_capability(self.backend, DEVICE)  # witness_backend's choice
         with self.recorder.span("qap_evaluations"):
-            a, b, c = qap.evaluate(z_kept if z_kept is not None else z, keep=on_device)
+            # on the prover's device, the products are timed calls: their kernels are the proof's compute
+            calls = self.calls if on_device else None
+            a, b, c = qap.evaluate(z_kept if z_kept is not None else z, keep=on_device, calls=calls)
         return Assignment(z, a, b, c, z_kept=z_kept, abc_kept=(a, b, c) if on_device else None)
 
     def stage(self, witness: Assignment) -> Assignment:

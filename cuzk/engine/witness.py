@@ -15,7 +15,9 @@ checked, A·z ∘ B·z = C·z row by row (FIELD_OPS' products), naming the first
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,7 @@ from cuzk.backends.protocol import (
     has_capability,
 )
 from cuzk.backends.registry import host_backend
+from cuzk.engine.calls import TimedCalls
 from cuzk.reference.curves import Curve, curve_by_name
 from cuzk.reference.errors import ParameterError, ProvingKeyError, UnsatisfiedConstraintError
 from cuzk.reference.qap import domain_size, qap_matrices
@@ -115,11 +118,14 @@ class SparseQap:
         n = domain_size(cs.num_constraints, cs.num_inputs)
         return cls.from_csr(backend, curve, matrices, cs.num_constraints, num_variables, n)
 
-    def evaluate(self, z: np.ndarray | KeptScalars, *, keep: bool = False) -> tuple[Any, Any, Any]:
+    def evaluate(
+        self, z: np.ndarray | KeptScalars, *, keep: bool = False, calls: TimedCalls | None = None
+    ) -> tuple[Any, Any, Any]:
         """(A·z, B·z, C·z) on the domain as (n, 4) canonical limbs, zero-padded to n; z is (num_variables, 4)
         canonical limbs (checked by the backend's ``sparse_product``), or kept by that backend (checked already).
         With ``keep`` (a QAP from a .zkey, on a backend with KEPT_SCALARS) the three are kept by the backend, where
-        its compute_h_kept reads them: on a device, nothing crosses to the host.
+        its compute_h_kept reads them: on a device, nothing crosses to the host. With ``calls`` (a prover's), each
+        product is a timed call named ``qap_evaluations``, as the prover's phase is: its kernels count as compute.
 
         With C, every constraint is checked first: UnsatisfiedConstraintError names the first failing one (by index;
         the reference's :meth:`~cuzk.reference.r1cs.ConstraintSystem.check_satisfied` names it too, with its values).
@@ -129,10 +135,15 @@ class SparseQap:
         backend, n = self.backend, self.domain_size
         if keep and self.c is not None:
             raise ParameterError("keep=True is for a QAP without C (a .zkey's): a circuit's constraints are checked")
-        a, b = (backend.sparse_product(m, z, rows=n, keep=keep) for m in (self.a, self.b))  # type: ignore[attr-defined]
-        if self.c is None:
-            return a, b, backend.field_op(self.curve, "fr", "mul", a, b, keep=keep)  # type: ignore[attr-defined]
-        c = backend.sparse_product(self.c, z, rows=n)  # type: ignore[attr-defined]
+        timed = partial(calls.timed, backend, "qap_evaluations") if calls is not None else nullcontext
+        with timed():
+            a = backend.sparse_product(self.a, z, rows=n, keep=keep)  # type: ignore[attr-defined]
+        with timed():
+            b = backend.sparse_product(self.b, z, rows=n, keep=keep)  # type: ignore[attr-defined]
+        with timed():
+            if self.c is None:  # a .zkey's C·z is A·z ∘ B·z on the domain
+                return a, b, backend.field_op(self.curve, "fr", "mul", a, b, keep=keep)  # type: ignore[attr-defined]
+            c = backend.sparse_product(self.c, z, rows=n)  # type: ignore[attr-defined]
         m = self.num_constraints
         products = backend.field_op(self.curve, "fr", "mul", a[:m], b[:m])  # type: ignore[attr-defined]
         failing = np.flatnonzero((products != c[:m]).any(axis=1))
