@@ -77,19 +77,22 @@ def _equal_rows(values: np.ndarray, value: np.ndarray) -> np.ndarray:
 def palette(curve: Curve, values: np.ndarray, reductions: int) -> tuple[np.ndarray, np.ndarray]:
     """(table, index) for coefficients ``values`` (canonical words of c·R^reductions): the table starts with 1 and
     −1 in that form, then holds the value of every term that is neither; term j's coefficient is table[index[j]]
-    (index uint32). Each common value is looked for only among the terms the ones before it did not match."""
+    (index uint32). Each common value is looked for only among the terms the ones before it did not match, and
+    those terms are gathered as whole 32-byte rows (one copy each, not one per limb)."""
     scale = pow(2, 64 * FR_LIMBS * reductions, curve.r)
     common = np.stack([int_to_limbs(v * scale % curve.r, FR_LIMBS) for v in (1, curve.r - 1)])
+    rows = np.ascontiguousarray(values).view(np.dtype((np.void, ELEMENT))).reshape(-1)
     index = np.empty(len(values), dtype=np.uint32)
     same = _equal_rows(values, common[0])
     index[same] = 0
     rest = np.flatnonzero(~same)
+    left = np.take(rows, rest)
     for row in range(1, len(common)):
-        same = _equal_rows(values[rest], common[row])
+        same = _equal_rows(left.view(np.uint64).reshape(-1, FR_LIMBS), common[row])
         index[rest[same]] = row
-        rest = rest[~same]
+        rest, left = rest[~same], left[~same]
     index[rest] = np.arange(len(common), len(common) + len(rest), dtype=np.uint32)
-    return np.concatenate([common, values[rest]]), index
+    return np.concatenate([common, left.view(np.uint64).reshape(-1, FR_LIMBS)]), index
 
 
 def upload(
