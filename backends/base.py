@@ -69,6 +69,8 @@ class BackendBase(HostCapabilities):
     # Whether the MSM hooks refuse a scalar ≥ r themselves (with the NonCanonicalInputError the host check raises):
     # then the MSMs skip the host's pass over the scalars, which costs as much as their upload.
     MSM_CHECKS_SCALARS: ClassVar[bool] = False
+    # Whether _keep_scalars makes the canonical check itself (a device: on the host while the upload runs).
+    KEEP_CHECKS_SCALARS: ClassVar[bool] = False
 
     def __init__(self, *, device: int | None = None) -> None:
         self.device = check_device(device)
@@ -185,7 +187,7 @@ class BackendBase(HostCapabilities):
 
     def keep_scalars(self, curve: CurveLike, scalars: np.ndarray) -> KeptScalars:
         cv = self._ready(curve, KEPT_SCALARS)
-        check_scalars(cv, scalars)
+        check_scalars(cv, scalars, canonical=not self.KEEP_CHECKS_SCALARS)
         return self._checked_kept("keep_scalars", self._keep_scalars(cv, scalars), len(scalars))
 
     def compute_h_kept(
@@ -307,6 +309,7 @@ class BackendBase(HostCapabilities):
         return self._compute_h_kept(curve, a, b, c, reduction)
 
     def _keep_scalars(self, curve: Curve, scalars: np.ndarray) -> KeptScalars:
+        """Keep well-formed ``scalars`` (canonical, unless KEEP_CHECKS_SCALARS: then check them too)."""
         raise NotImplementedError
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:

@@ -21,7 +21,7 @@ import re
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
@@ -257,22 +257,29 @@ class CudaContext(BufferHelpers):
             self.leases.await_copies((buf,))
             self._stage(buf, raw, self.stream)
 
-    def upload(self, array: np.ndarray) -> Any:
+    def upload(self, array: np.ndarray, meanwhile: Callable[[], None] | None = None) -> Any:
         """A new buffer holding ``array``: from LEASE_MIN_BYTES on, copied on the copy stream into leased memory,
-        beside the kernels already queued; the kernels that read it wait for the copy."""
+        beside the kernels already queued; the kernels that read it wait for the copy. From pinned memory the DMA
+        reads the array in place, ``meanwhile`` runs beside it, and the upload returns once it is done."""
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
         if raw.size < LEASE_MIN_BYTES:
-            return super().upload(array)
+            return super().upload(array, meanwhile)
         buf, slot = self.leases.lease(raw.size)
-        if self.host.is_pinned(raw):  # the DMA reads it in place; the caller may write it again once this returns
+        if self.host.is_pinned(raw):
             copy = self.leases.copy_stream
             with self._on():
                 buf[: raw.size].set(raw, stream=copy)
                 done = self.cp.cuda.Event(disable_timing=True)
                 done.record(copy)
             self.leases.copied(buf, slot)
-            done.synchronize()
+            try:
+                if meanwhile is not None:
+                    meanwhile()
+            finally:
+                done.synchronize()  # the caller may write its array again once this returns
             return buf
+        if meanwhile is not None:
+            meanwhile()
         self._stage(buf, raw, self.leases.copy_stream)
         self.leases.copied(buf, slot)
         return buf

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from importlib import metadata
 from itertools import pairwise
 from typing import Any, TypeVar
@@ -97,6 +98,7 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
             STORED_POINT_NTT,
         }
     )
+    KEEP_CHECKS_SCALARS = True  # on the host while the upload runs (from pinned memory: beside the DMA)
     MSM_CHECKS_SCALARS = True  # the histogram kernel compares every scalar with r (msm.refused_if_noncanonical)
 
     def __init__(
@@ -358,10 +360,10 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         """One upload (on CUDA beside the queued kernels), for any number of MSMs. Scalars larger than one allocation
         or half the memory a call may plan with stay on the host instead, and each MSM takes them as an array
         (uploaded, or written chunk by chunk, as ever)."""
-        memory = self._memory()
+        memory, check = self._memory(), partial(limbs.check_scalars, curve, scalars)
         if scalars.nbytes > min(memory.max_alloc, memory.budget // 2):
-            return KeptScalars(self.name, curve, len(scalars), scalars)
-        kept = self._call(lambda ctx: ready(DeviceScalars.of(ctx, ctx.upload(scalars), len(scalars))))
+            return KeptScalars(self.name, curve, len(check()), scalars)
+        kept = self._call(lambda ctx: ready(DeviceScalars.of(ctx, ctx.upload(scalars, check), len(scalars))))
         return KeptScalars(self.name, curve, len(scalars), kept)
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:

@@ -142,7 +142,11 @@ class DeviceContext(Protocol):
 
     def buffer(self, nbytes: int) -> Any: ...
 
-    def upload(self, array: np.ndarray) -> Any: ...
+    def upload(self, array: np.ndarray, meanwhile: Callable[[], None] | None = None) -> Any:
+        """A new buffer holding ``array`` (queued; the caller may change ``array`` once this returns).
+        ``meanwhile`` runs on the host while the copy runs where the context can overlap them (else before it):
+        e.g. a check of ``array``, whose error then propagates, the copy done."""
+        ...
 
     def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
         """An empty host array that ``upload`` reads fastest (pinned memory on CUDA)."""
@@ -210,7 +214,9 @@ class BufferHelpers:
         """The buffer's first bytes as an array of ``shape`` (waits for the queue to reach the copy)."""
         return self.read_later(buf, shape, dtype)()
 
-    def upload(self, array: np.ndarray) -> Any:
+    def upload(self, array: np.ndarray, meanwhile: Callable[[], None] | None = None) -> Any:
+        if meanwhile is not None:
+            meanwhile()
         data = np.ascontiguousarray(array)
         buf = self.buffer(data.nbytes)
         if data.nbytes:

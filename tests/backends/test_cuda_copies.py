@@ -414,3 +414,25 @@ def test_an_upload_from_pinned_memory_is_copied_in_place_before_it_returns(copyi
     np.testing.assert_array_equal(ctx.read(buf, (50,), np.uint32), original)
     assert not ctx.host.is_pinned(np.concatenate([data, data]).view(np.uint8))
     assert not ctx.host.is_pinned(np.zeros(8, dtype=np.uint8))
+
+
+def test_a_check_beside_a_pinned_upload_runs_while_the_copy_is_queued(copying: Any) -> None:
+    """``meanwhile`` (the kept scalars' canonical check) runs while the DMA from pinned memory is queued, and its
+    error propagates only once the copy has run (the leased slot is not rewritten under a running copy)."""
+    ctx = copying
+    ctx.read(ctx.upload(np.zeros(200, dtype=np.uint8)), (1,), np.uint8)  # a slot, used and given back
+    gc.collect()
+    ctx.stream.run()
+    data = ctx.host_array((200,), np.uint8)
+    data[...] = 7
+    queued: list[bool] = []
+
+    def check() -> None:
+        queued.append(bool(ctx.leases.copy_stream.queue))
+        raise ValueError("a scalar is not canonical")
+
+    with pytest.raises(ValueError, match="not canonical"):
+        ctx.upload(data, check)
+    assert queued == [True], "the check must run beside the queued copy"
+    left = [op.__qualname__ for op in ctx.leases.copy_stream.queue]
+    assert all(name.startswith("FakeEvent.") for name in left), f"the copy must have run before the error: {left}"
