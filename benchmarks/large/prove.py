@@ -45,6 +45,7 @@ class DevicePeak:
         """``async_pool``: CuPy allocates through CUDA's stream-ordered pool (cudaMallocAsync, whose driver maps
         physical pages, so free memory need not be one piece) instead of its own pool, whose free blocks split."""
         self.peak, self.live_peak, self.since, self._stop = 0, 0, 0, threading.Event()
+        self.held_since = 0  # the largest held since the last restart
         try:
             import cupy
 
@@ -59,13 +60,13 @@ class DevicePeak:
     def _sample(self, interval: float) -> None:
         while not self._stop.is_set():
             free, total = self._info()
-            self.peak = max(self.peak, total - free)
+            self.peak, self.held_since = max(self.peak, total - free), max(self.held_since, total - free)
             used = self._pool.used_bytes()
             self.live_peak, self.since = max(self.live_peak, used), max(self.since, used)
             time.sleep(interval)
 
     def restart(self) -> None:
-        self.since = 0
+        self.since = self.held_since = 0
 
     def now(self) -> str:
         """The device's memory in use now and the share of it CuPy's pool holds unused (empty without CuPy)."""
@@ -91,8 +92,22 @@ def step(log: dict[str, float], name: str) -> Iterator[None]:
     print(f"  {name:<28} {log[name]:9.2f} s", flush=True)
 
 
-def prove_witness(prover: Prover, qap: SparseQap, z: Any, proofs: int) -> tuple[list[float], Any, Recorder]:
-    """``proofs`` proofs of z; their wall seconds, the last proof and a recorder of the last one alone."""
+def trim_pool() -> float:
+    """Give CuPy's pool's free blocks back to the device (each block whose every part is free); its seconds."""
+    start = time.perf_counter()
+    try:
+        import cupy
+    except ImportError:  # no CuPy: no pool
+        return 0.0
+    cupy.get_default_memory_pool().free_all_blocks()
+    return time.perf_counter() - start
+
+
+def prove_witness(
+    prover: Prover, qap: SparseQap, z: Any, proofs: int, trim: bool = False
+) -> tuple[list[float], Any, Recorder]:
+    """``proofs`` proofs of z; their wall seconds, the last proof and a recorder of the last one alone. ``trim``:
+    the pool's free blocks go back to the device after each proof (outside its wall)."""
     walls, proof = [], None
     for _ in range(proofs):
         mark = prover.recorder.mark()
@@ -100,6 +115,9 @@ def prove_witness(prover: Prover, qap: SparseQap, z: Any, proofs: int) -> tuple[
         w = prover.assign(z, qap)
         proof = prover.prove_assignment(w.z, w.a, w.b, w.c, z_kept=w.z_kept, abc_kept=w.abc_kept)
         walls.append(time.perf_counter() - start)
+        if trim:
+            del w
+            print(f"  the pool trimmed in {trim_pool() * 1e3:.1f} ms", flush=True)
     last = Recorder()
     for span in prover.recorder.since(mark):
         last.add(span.name, span.level, span.start, span.end, **span.args)
@@ -138,8 +156,8 @@ def measure(
     """``args.proofs`` proofs of z, the last verified: their figures (printed, with the last one's phase table)."""
     device.restart()
     retries = allocation_retries()
-    walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs)
-    proofs_live, retries = device.since, allocation_retries() - retries
+    walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs, args.trim_pool)
+    proofs_live, proofs_held, retries = device.since, device.held_since, allocation_retries() - retries
     with step(made, f"verify ({label})"):
         ok = check_made_proof(inputs["pk"].vk, publics, proof, inputs["prover"].backend)
     spent = overhead(last)
@@ -152,12 +170,13 @@ def measure(
         "wall_overhead_pct": round(100 * (1 - kernels / walls[-1]), 2),
         "verified": ok,
         "device_live_peak_gb": round(proofs_live / 1e9, 2),
+        "device_held_peak_gb": round(proofs_held / 1e9, 2),
         "allocation_retries": retries,
     }
     print(
         f"  {label}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
         f"overhead {row['overhead_pct']} % of it, {row['wall_overhead_pct']} % of the last wall, verified {ok}, "
-        f"live arrays at most {row['device_live_peak_gb']} GB, "
+        f"live arrays at most {row['device_live_peak_gb']} GB (held {row['device_held_peak_gb']} GB), "
         f"{retries} allocations tried again (the pool emptied)",
         flush=True,
     )
@@ -181,6 +200,11 @@ def main() -> None:
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
     parser.add_argument("--async-pool", action="store_true", help="CuPy allocates through CUDA's stream-ordered pool")
     parser.add_argument(
+        "--trim-pool",
+        action="store_true",
+        help="give CuPy's pool's free blocks back to the device after the setup and after each proof",
+    )
+    parser.add_argument(
         "--pinned-witness",
         action="store_true",
         help="then as many proofs of each witness with z in the backend's host_array (pinned: a prover that makes "
@@ -196,6 +220,8 @@ def main() -> None:
     print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
     g2_backend = get_backend(args.g2_backend) if args.g2_backend else backend
     inputs = make_inputs(curve, backend, g2_backend, args.log, made)
+    if args.trim_pool:
+        print(f"  the pool trimmed after the setup in {trim_pool() * 1e3:.1f} ms; {device.now()}", flush=True)
     z, publics = inputs["z"], inputs["publics"]
     results: dict[str, Any] = {"curve": curve.name, "log": args.log, "backend": backend.name, "made_s": made}
     results["g2_backend"] = g2_backend.name
