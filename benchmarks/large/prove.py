@@ -188,7 +188,7 @@ def measure(
     return row
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--curve", default="bls12_381")
     parser.add_argument("--log", type=int, required=True, help="the domain is 2^LOG (constraints 2^LOG − 2)")
@@ -213,7 +213,11 @@ def main() -> None:
     parser.add_argument(
         "--compare-window", type=int, help="then as many proofs with every query MSM in this window (c bits)"
     )
-    args = parser.parse_args()
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = parse_args()
     device = DevicePeak(async_pool=args.async_pool)  # before any allocation
     curve, backend = curve_by_name(args.curve), get_backend(args.backend)
     made: dict[str, float] = {}
