@@ -32,6 +32,7 @@ from cuzk.engine.synthetic import NUM_INPUTS, describe, gates
 from cuzk.engine.timing import Recorder, chrome_trace, compute_spans, overhead, timings_table
 from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import SparseQap, witness_backend
+from cuzk.formats.wtns import read_wtns, write_wtns
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.groth16 import random_toxic_waste
 
@@ -188,6 +189,21 @@ def measure(
     return row
 
 
+def through_wtns(
+    inputs: dict[str, Any], z: Any, publics: Any, kind: str, args: Any, device: DevicePeak, made: dict[str, float]
+) -> dict[str, Any]:
+    """z written as a .wtns in ``args.wtns``, read back into the backend's host_array, and proven from there."""
+    path = Path(args.wtns) / f"{kind}.wtns"
+    with step(made, f"write {kind}.wtns ({z.nbytes / 1e9:.1f} GB)"):
+        write_wtns(path, curve_by_name(args.curve).r, z)
+    with step(made, f"read {kind}.wtns into host_array"):
+        read = read_wtns(path, empty=inputs["prover"].backend.host_array).values
+    inputs["prover"].window = None
+    row = measure(inputs, read, publics, f"{kind}_wtns", args, device, made)
+    path.unlink()
+    return row
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--curve", default="bls12_381")
@@ -199,6 +215,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--json")
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
     parser.add_argument("--async-pool", action="store_true", help="CuPy allocates through CUDA's stream-ordered pool")
+    parser.add_argument("--wtns", help="a folder: then each witness written there as a .wtns, read back and proven")
     parser.add_argument(
         "--trim-pool",
         action="store_true",
@@ -240,6 +257,8 @@ def main() -> None:
             label = kind if window is None else f"{kind}_w{window}"
             inputs["prover"].window = window
             results[label] = measure(inputs, z, publics, label, args, device, made)
+        if args.wtns:
+            results[f"{kind}_wtns"] = through_wtns(inputs, z, publics, kind, args, device, made)
         if args.pinned_witness:
             with step(made, f"z into pinned memory ({kind})"):
                 pinned = backend.host_array(z.shape, z.dtype)

@@ -202,7 +202,8 @@ def write_binfile(
     with atomic_outputs([path]) as (temporary,), open(temporary, "wb") as out:
         out.write(magic + struct.pack("<II", version, len(sections)))
         for section_id, content in sections:
-            data = content.tobytes() if isinstance(content, np.ndarray) else bytes(content)
+            # an array is written from its own memory (a witness of 2^27 values is 4.3 GB: no copy of it)
+            data = memoryview(np.ascontiguousarray(content)).cast("B") if isinstance(content, np.ndarray) else content
             out.write(struct.pack("<IQ", section_id, len(data)))
             out.write(data)
 

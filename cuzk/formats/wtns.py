@@ -10,6 +10,7 @@ Values are canonical little-endian integers (not Montgomery form), each checked 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -100,14 +101,19 @@ def check_wtns_layout(path: str | os.PathLike[str]) -> tuple[int, int]:
     return prime, count
 
 
-def read_wtns(path: str | os.PathLike[str], content: bytes | None = None) -> Witness:
-    """Read and check a .wtns file (``content``: its bytes, already in memory; ``path`` then names them)."""
+def read_wtns(
+    path: str | os.PathLike[str], content: bytes | None = None, *, empty: Callable[..., np.ndarray] = np.empty
+) -> Witness:
+    """Read and check a .wtns file (``content``: its bytes, already in memory; ``path`` then names them). The values
+    are copied once, into ``empty(shape, dtype)``: e.g. a device backend's ``host_array``, which its upload reads
+    at the bus's speed."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS, content=content)
     n8, prime, count = read_header(file)
     body = file.cursor(2)
     raw = body.array(count, n8, "the witness values")
     body.finish()
-    values = np.ascontiguousarray(raw).view("<u8").astype(np.uint64).reshape(count, n8 // 8)
+    values = empty((count, n8 // 8), np.uint64)
+    values[...] = np.ascontiguousarray(raw).view("<u8").reshape(count, n8 // 8)
     bad = limbs.first_noncanonical(values, prime)
     if bad is not None:
         raise file.error(
@@ -121,11 +127,17 @@ def read_wtns(path: str | os.PathLike[str], content: bytes | None = None) -> Wit
     return Witness(os.fspath(path), prime, values)
 
 
-def write_wtns(path: str | os.PathLike[str], prime: int, values: list[int]) -> None:
-    """Write a .wtns file (version 2) holding ``values`` (each reduced modulo ``prime``)."""
+def write_wtns(path: str | os.PathLike[str], prime: int, values: Sequence[int] | np.ndarray) -> None:
+    """Write a .wtns file (version 2) holding ``values``: ints (each reduced modulo ``prime``), or an (n, n8/8)
+    uint64 array of canonical limbs, written from its own memory (ValueError for a value ≥ prime)."""
     n8 = 8 * limbs.limb_count(prime)
     header = n8.to_bytes(4, "little") + prime.to_bytes(n8, "little") + len(values).to_bytes(4, "little")
-    body = b"".join((v % prime).to_bytes(n8, "little") for v in values)
+    if isinstance(values, np.ndarray):
+        body: bytes | np.ndarray = limbs.check_limb_array(
+            values, name="values", inner=(), modulus=prime, what=f"a value mod {prime}", modulus_name="the prime"
+        )
+    else:
+        body = b"".join((v % prime).to_bytes(n8, "little") for v in values)
     write_binfile(path, MAGIC, VERSION, [(1, header), (2, body)])
 
 

@@ -5,13 +5,15 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from cuzk.backends import limbs
 from cuzk.formats.errors import FormatError, TruncatedFileError, ValueOutOfRangeError, WitnessMismatchError
 from cuzk.formats.r1cs import read_r1cs, read_sym, write_r1cs
 from cuzk.formats.wtns import read_wtns, write_wtns
 from cuzk.reference.curves import BN254, Curve
-from cuzk.reference.errors import UnsatisfiedConstraintError
+from cuzk.reference.errors import NonCanonicalError, UnsatisfiedConstraintError
 
 
 def test_witness_round_trip(small, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -21,6 +23,26 @@ def test_witness_round_trip(small, tmp_path: Path) -> None:  # type: ignore[no-u
     assert witness.field_elements(small.curve.Fr) == small.cs.full_assignment()
     with pytest.raises(FormatError, match="not over"):
         witness.field_elements(BN254.Fq)
+
+
+def test_witness_written_from_limbs_and_read_into_the_callers_memory(curve: Curve, tmp_path: Path) -> None:
+    """write_wtns of a limb array writes the very bytes it writes for the ints (from the array's own memory); a
+    value ≥ r is refused and nothing is written; read_wtns copies the values into the array its ``empty`` gives."""
+    ints = [1, curve.r - 1, 2**200 + 7, 0, 12345]
+    write_wtns(tmp_path / "ints.wtns", curve.r, ints)
+    write_wtns(tmp_path / "limbs.wtns", curve.r, limbs.ints_to_limbs(ints, 4))
+    assert (tmp_path / "limbs.wtns").read_bytes() == (tmp_path / "ints.wtns").read_bytes()
+    with pytest.raises(NonCanonicalError, match="values"):
+        write_wtns(tmp_path / "bad.wtns", curve.r, limbs.ints_to_limbs([1, curve.r], 4))
+    assert not (tmp_path / "bad.wtns").exists()
+    given: list[np.ndarray] = []
+
+    def empty(shape: tuple[int, ...], dtype: object) -> np.ndarray:
+        given.append(np.full(shape, 7, dtype=dtype))
+        return given[-1]
+
+    witness = read_wtns(tmp_path / "limbs.wtns", empty=empty)
+    assert witness.values is given[0] and witness.ints() == ints
 
 
 def test_witness_value_not_reduced(curve: Curve, tmp_path: Path) -> None:
