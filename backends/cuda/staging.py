@@ -5,9 +5,9 @@ A copy from pageable memory waits for the stream to drain (CUDA synchronises it)
 kernels would hold the host until they finish and leave the device idle while it copies; from pinned memory the
 copy is queued like a kernel, and the host returns as soon as the data are in the ring. The ring grows (up to
 STAGING_BUFFERS) rather than wait while every buffer still has a copy queued: a call queued behind another thread's
-kernels does not wait for them. One thread copies host memory slower than the bus (about 5 GB/s against PCIe 5's
-50), so large host copies run in pieces on several threads; an array already in pinned memory (``host_array``)
-needs no host copy at all.
+kernels does not wait for them. One thread copies host memory slower than the bus, so large host copies run in
+pieces on several threads, and those copies still bound the ring (benchmarks/gpu/upload.py); an array already in
+pinned memory (``host_array``) needs no host copy at all.
 """
 
 from __future__ import annotations
