@@ -157,7 +157,14 @@ def measure(
     """``args.proofs`` proofs of z, the last verified: their figures (printed, with the last one's phase table)."""
     device.restart()
     retries = allocation_retries()
+    log = None
+    if args.pool_log:
+        from pool_log import PoolGrowthLog  # beside this script (on sys.path when it runs), and needs CuPy
+
+        log = PoolGrowthLog(Path(args.pool_log) / f"{label}.jsonl")
     walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs, args.trim_pool)
+    if log is not None:
+        print(f"  pool growth ({label}): {log.close()}", flush=True)
     proofs_live, proofs_held, retries = device.since, device.held_since, allocation_retries() - retries
     with step(made, f"verify ({label})"):
         ok = check_made_proof(inputs["pk"].vk, publics, proof, inputs["prover"].backend)
@@ -215,6 +222,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--json")
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
     parser.add_argument("--async-pool", action="store_true", help="CuPy allocates through CUDA's stream-ordered pool")
+    parser.add_argument(
+        "--pool-log", help="a folder: each witness's requests that made CuPy's pool grow, WITNESS.jsonl (pool_log.py)"
+    )
     parser.add_argument("--wtns", help="a folder: then each witness written there as a .wtns, read back and proven")
     parser.add_argument(
         "--trim-pool",

@@ -1,0 +1,69 @@
+"""Which requests make CuPy's pool grow while it still holds free blocks (issue 27: a 2^27 proof holds 15–20 GB
+more than its live arrays, and trimming the pool between proofs does not close the gap).
+
+:class:`PoolGrowthLog` puts itself in front of the default pool (``cupy.cuda.set_allocator``) and writes one JSON
+line per request that made the pool take new device memory: the request's size, what the pool grew by, the bytes
+it held free just before (a request the free blocks could not serve: fragmentation) and in live arrays, and the
+Python frames that asked. Requests served from the pool's free blocks are only counted. Requests are serialised
+by a lock while it logs (a diagnostic: the order of the growth is what it is for).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import traceback
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+FRAMES = 10  # the frames kept per growth, innermost last
+HELPERS = {"uploads.py", "context.py", "device.py", "pool_log.py"}  # the allocation helpers every request goes through
+
+
+class PoolGrowthLog:
+    """Growth events of CuPy's default pool, as JSON lines in ``path``, from construction to :meth:`close`."""
+
+    def __init__(self, path: str | Path) -> None:
+        import cupy
+
+        self._cupy, self._pool = cupy, cupy.get_default_memory_pool()
+        self._out = open(path, "w")  # noqa: SIM115 (closed by close())
+        self._lock, self._start = threading.Lock(), time.perf_counter()
+        self.requests, self.growths, self.grown = 0, 0, 0
+        self.by_frame: Counter[str] = Counter()
+        cupy.cuda.set_allocator(self.malloc)
+
+    def malloc(self, size: int) -> Any:
+        with self._lock:
+            total, free = self._pool.total_bytes(), self._pool.free_bytes()
+            memory = self._pool.malloc(size)
+            grew = self._pool.total_bytes() - total
+            self.requests += 1
+            if grew > 0:
+                frames = [f"{Path(f.filename).name}:{f.lineno}:{f.name}" for f in traceback.extract_stack()[:-1]]
+                record = {
+                    "t": round(time.perf_counter() - self._start, 4),
+                    "size": size,
+                    "grew": grew,
+                    "free_before": free,
+                    "used_after": self._pool.used_bytes(),
+                    "thread": threading.current_thread().name,
+                    "frames": frames[-FRAMES:],
+                }
+                self._out.write(json.dumps(record) + "\n")
+                self.growths, self.grown = self.growths + 1, self.grown + grew
+                own = [frame for frame in frames if frame.split(":")[0] not in HELPERS]
+                self.by_frame[own[-1] if own else "?"] += grew
+            return memory
+
+    def close(self) -> str:
+        """Stop logging (the pool serves CuPy directly again); a one-line summary, the largest growers first."""
+        self._cupy.cuda.set_allocator(self._pool.malloc)
+        self._out.close()
+        top = ", ".join(f"{frame} {grown / 1e9:.2f} GB" for frame, grown in self.by_frame.most_common(4))
+        return f"{self.requests} requests, {self.growths} grew the pool by {self.grown / 1e9:.2f} GB: {top}"
+
+
+__all__ = ["PoolGrowthLog"]
