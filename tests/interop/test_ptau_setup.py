@@ -35,19 +35,36 @@ from .._shared_build import shared_folder
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CURVES = {"bn128": BN254, "bls12381": BLS12_381}
-SIZES = [("bn128", k) for k in (4, 6, 8, 10, 12)] + [("bls12381", k) for k in (4, 8, 12)]
-SLOW_SIZES = [("bn128", k) for k in (13, 14, 15, 16)] + [("bls12381", k) for k in (14, 16)]
+SIZES = [("bn128", k) for k in (4, 6, 8, 10, 12, 16)] + [("bls12381", k) for k in (4, 8, 12, 16)]
+SLOW_SIZES = [("bn128", k) for k in (13, 14, 15)] + [("bls12381", k) for k in (14,)]
 
 
 def lagrange_scalars(curve: Curve, tau: int, k: int, terms: int) -> list[int]:
-    """(1/M)·Σ_(j<terms) (ω^(−i)·τ)^j for i < M = 2^k: ffjavascript's inverse FFT of τ^0 … τ^(terms−1) (zeros after)."""
+    """(1/M)·Σ_(j<terms) (ω^(−i)·τ)^j for i < M = 2^k: ffjavascript's inverse FFT of τ^0 … τ^(terms−1) (zeros after).
+
+    Each sum is geometric, (x^terms − 1)/(x − 1) at x = ω^(−i)·τ, where x^terms = τ^terms·(ω^(−terms))^i; the M
+    denominators are inverted together (Montgomery's trick: one modular inverse), and x = 1 gives the sum terms."""
     r, m = curve.r, 1 << k
     omega_inv = pow((snarkjs_root_of_unity(curve.Fr) ** (1 << (curve.Fr.TWO_ADICITY - k))).value, -1, r)
-    inv_m, out, x = pow(m, -1, r), [], tau
+    tau_terms, step = pow(tau, terms, r), pow(omega_inv, terms, r)
+    xs, numerators, x, w = [], [], tau, 1
     for _ in range(m):
-        geometric = terms if x == 1 else (pow(x, terms, r) - 1) * pow(x - 1, -1, r)
-        out.append(geometric * inv_m % r)
-        x = x * omega_inv % r
+        xs.append(x)
+        numerators.append((tau_terms * w - 1) % r)
+        x, w = x * omega_inv % r, w * step % r
+    inverses = batch_inverse([(v - 1) % r or 1 for v in xs], r)
+    inv_m = pow(m, -1, r)
+    return [(terms if v == 1 else n * d) * inv_m % r for v, n, d in zip(xs, numerators, inverses, strict=True)]
+
+
+def batch_inverse(values: list[int], r: int) -> list[int]:
+    """1/v mod r for every (non-zero) v, with one modular inverse: prefix products, then back."""
+    prefix = [1]
+    for v in values:
+        prefix.append(prefix[-1] * v % r)
+    inverse, out = pow(prefix[-1], -1, r), [0] * len(values)
+    for i in range(len(values) - 1, -1, -1):
+        out[i], inverse = inverse * prefix[i] % r, inverse * values[i] % r
     return out
 
 
@@ -56,7 +73,9 @@ def write_dev_ptau(path: Path, curve: Curve, power: int, seed: int = 1) -> None:
     r, rng = curve.r, random.Random(seed)
     tau, alpha, beta = (rng.randrange(2, r) for _ in range(3))
     n = 1 << power
-    powers = [pow(tau, j, r) for j in range(2 * n - 1)]
+    powers = [1]
+    for _ in range(2 * n - 2):
+        powers.append(powers[-1] * tau % r)
     blocks = [lagrange_scalars(curve, tau, k, 1 << k) for k in range(power + 1)]
     top = lagrange_scalars(curve, tau, power + 1, (2 << power) - 1)
     lagrange = [v for block in blocks for v in block]
