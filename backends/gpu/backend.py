@@ -362,7 +362,8 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
         (uploaded, or written chunk by chunk, as ever)."""
         memory, check = self._memory(), partial(limbs.check_scalars, curve, scalars)
         if scalars.nbytes > min(memory.max_alloc, memory.budget // 2):
-            return KeptScalars(self.name, curve, len(check()), scalars)
+            check()
+            return KeptScalars(self.name, curve, len(scalars), scalars)
         kept = self._call(lambda ctx: ready(DeviceScalars.of(ctx, ctx.upload(scalars, check), len(scalars))))
         return KeptScalars(self.name, curve, len(scalars), kept)
 

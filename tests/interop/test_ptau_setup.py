@@ -30,6 +30,7 @@ from cuzk.formats.r1cs import write_constraint_system
 from cuzk.formats.wtns import write_wtns
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
+from cuzk.reference.qap import batch_inverse
 
 from .._shared_build import shared_folder
 
@@ -55,17 +56,6 @@ def lagrange_scalars(curve: Curve, tau: int, k: int, terms: int) -> list[int]:
     inverses = batch_inverse([(v - 1) % r or 1 for v in xs], r)
     inv_m = pow(m, -1, r)
     return [(terms if v == 1 else n * d) * inv_m % r for v, n, d in zip(xs, numerators, inverses, strict=True)]
-
-
-def batch_inverse(values: list[int], r: int) -> list[int]:
-    """1/v mod r for every (non-zero) v, with one modular inverse: prefix products, then back."""
-    prefix = [1]
-    for v in values:
-        prefix.append(prefix[-1] * v % r)
-    inverse, out = pow(prefix[-1], -1, r), [0] * len(values)
-    for i in range(len(values) - 1, -1, -1):
-        out[i], inverse = inverse * prefix[i] % r, inverse * values[i] % r
-    return out
 
 
 def write_dev_ptau(path: Path, curve: Curve, power: int, seed: int = 1) -> None:
