@@ -76,8 +76,10 @@ class FieldWork:
         num_columns: int,
         reductions: int,
     ) -> device_sparse.DeviceCsr:
+        host = device_sparse.plan(curve, indptr, columns, stored, reductions)  # host work: outside the lock
+
         def queue(ctx: DeviceContext) -> Finish[device_sparse.DeviceCsr]:
-            matrix = device_sparse.upload(ctx, curve, indptr, columns, stored, reductions)
+            matrix = device_sparse.upload(ctx, curve, host)
             self._resident += matrix.nbytes
             return ready(matrix)
 

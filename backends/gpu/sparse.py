@@ -1,7 +1,8 @@
 """Sparse matrices over Fr on the device (capability SPARSE of the GPU backends): A·z and B·z of a .zkey's witness
 computed where the MSMs and the H computation read them, so that a proof uploads z once and nothing comes back.
 
-A matrix is uploaded once, in CSR form with its rows cut into chunks of at most :data:`CHUNK` terms
+A matrix is laid out on the host (:func:`plan`, no device call: beside other calls, outside the context's lock) and
+uploaded once, in CSR form with its rows cut into chunks of at most :data:`CHUNK` terms
 (:func:`chunk_layout`): one work-item per chunk sums its terms (``fr_sparse_chunks``), one per row adds its chunks
 (``fr_sparse_rows``, which also writes the zeros of the domain's padding), so that a row of a million terms is summed
 by many work-items and a row of two by one. A term names its coefficient by an index into a table of values
@@ -95,28 +96,55 @@ def palette(curve: Curve, values: np.ndarray, reductions: int) -> tuple[np.ndarr
     return np.concatenate([common, left.view(np.uint64).reshape(-1, FR_LIMBS)]), index
 
 
-def upload(
-    ctx: DeviceContext, curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray, reductions: int = 0
-) -> DeviceCsr:
-    """The matrix uploaded to ``ctx`` (queued; the caller holds the context's lock), its coefficients (c·R^reductions,
-    canonical words: c itself by default, c·R² as a .zkey stores them) turned into Montgomery form c·R there.
-    DeviceMemoryError when an index would not fit the kernels' u32."""
+@dataclass(frozen=True)
+class HostCsr:
+    """A matrix laid out for the device on the host (:func:`plan`): the coefficients' table (c·R^reductions, canonical
+    words), per term its u32 index into the table and its u32 column, the chunks' starts and the rows' chunks."""
+
+    table: np.ndarray
+    index: np.ndarray
+    columns: np.ndarray
+    chunk_start: np.ndarray
+    row_chunk: np.ndarray
+    reductions: int
+
+    @property
+    def rows(self) -> int:
+        return len(self.row_chunk) - 1
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.table, self.index, self.columns, self.chunk_start, self.row_chunk))
+
+
+def plan(curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray, reductions: int = 0) -> HostCsr:
+    """The device's layout of a CSR matrix, made on the host with no device call (so without the context's lock,
+    beside other calls); its coefficients ``values`` are c·R^reductions, canonical words (c itself by default, c·R²
+    as a .zkey stores them). DeviceMemoryError when an index would not fit the kernels' u32."""
     chunk_start, row_chunk = chunk_layout(indptr)
     terms, chunks = len(columns), len(chunk_start) - 1
     if max(terms + 2, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:  # + 2: the table's 1 and −1
         raise DeviceMemoryError(f"a sparse matrix of {terms} terms is beyond the device kernels' 32-bit indices")
     table, index = palette(curve, np.asarray(values, dtype=np.uint64).reshape(terms, FR_LIMBS), reductions)
-    device_values = ctx.upload(table)
-    count = np.uint32(len(table))
-    if reductions == 0:
-        ctx.launch(curve, PROGRAM, "fr_sparse_to_mont", len(table), device_values, count)
-    elif reductions > 1:
-        ctx.launch(curve, PROGRAM, "fr_sparse_reduce", len(table), device_values, count, np.uint32(reductions - 1))
-    arrays = (index, columns.astype(np.uint32), chunk_start, row_chunk)
+    return HostCsr(table, index, columns.astype(np.uint32), chunk_start, row_chunk, reductions)
+
+
+def upload(ctx: DeviceContext, curve: Curve, host: HostCsr) -> DeviceCsr:
+    """The matrix laid out by :func:`plan` uploaded to ``ctx`` (queued; the caller holds the context's lock), its
+    table turned into Montgomery form c·R there."""
+    device_values = ctx.upload(host.table)
+    count = np.uint32(len(host.table))
+    if host.reductions == 0:
+        ctx.launch(curve, PROGRAM, "fr_sparse_to_mont", len(host.table), device_values, count)
+    elif host.reductions > 1:
+        reduce_by = np.uint32(host.reductions - 1)
+        ctx.launch(curve, PROGRAM, "fr_sparse_reduce", len(host.table), device_values, count, reduce_by)
+    arrays = (host.index, host.columns, host.chunk_start, host.row_chunk)
     device_index, device_columns, device_starts, device_rows = (ctx.upload(a) for a in arrays)
-    nbytes = table.nbytes + sum(a.nbytes for a in arrays)
-    rows = len(indptr) - 1
-    return DeviceCsr(ctx, device_values, device_index, device_columns, device_starts, device_rows, rows, chunks, nbytes)
+    chunks = len(host.chunk_start) - 1
+    return DeviceCsr(
+        ctx, device_values, device_index, device_columns, device_starts, device_rows, host.rows, chunks, host.nbytes
+    )
 
 
 def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: DeviceScalars, out_rows: int) -> Any:
@@ -147,4 +175,4 @@ def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: Device
     return out
 
 
-__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "chunk_layout", "palette", "queue_product", "upload"]
+__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "HostCsr", "chunk_layout", "palette", "plan", "queue_product", "upload"]

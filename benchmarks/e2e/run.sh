@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `cuzk groth16 prove` timed as a user runs it, on the inputs of make_inputs.py (DIR/<curve>-2^k/): for each input,
 # a first process with every kernel cache empty (CuPy's and numba's, fresh folders), then WARM_RUNS (default 2)
-# processes with them filled; whole-process wall time by /usr/bin/time, the phase table (--timings) of the last run
+# processes with them filled; whole-process wall time (spans_s: when its last timed span ended, the rest being the
+# process's exit), the phase table (--timings) of the last run
 # in $OUT/<input>.timings.txt. With SNARKJS (the path of a snarkjs executable) the same key and witness are proven
 # by `snarkjs groth16 prove` in the same run (SNARKJS_MAX_LOG, default 16, the largest size given to it), and one
 # proof per curve is checked by `snarkjs groth16 verify`. With KEEP (a folder), each input's last proof.json,
@@ -13,7 +14,7 @@ dir=$1 OUT=${OUT:-out} backend=${BACKEND:-cuda}
 mkdir -p "$OUT"
 source "$(dirname "$0")/../bytecode.sh"
 seconds_since() { local ns=$(($(date +%s%N) - $1)); printf "%d.%02d" $((ns / 1000000000)) $((ns % 1000000000 / 10000000)); }
-printf "%-16s %-10s %10s %10s %10s\n" input run wall_s proof_ms snarkjs_s | tee "$OUT/e2e.txt"
+printf "%-16s %-10s %10s %10s %10s %10s\n" input run wall_s spans_s proof_ms snarkjs_s | tee "$OUT/e2e.txt"
 for input in "$dir"/*-2^*; do
   name=$(basename "$input") caches=$(mktemp -d) log=${name##*^}
   for run in $(seq 0 "${WARM_RUNS:-2}"); do
@@ -24,13 +25,14 @@ for input in "$dir"/*-2^*; do
       > "$OUT/$name.timings.txt" 2>&1 || { echo "$name $label: FAILED"; tail -3 "$OUT/$name.timings.txt"; continue 2; }
     wall=$(seconds_since "$start")
     proof=$(awk '$1 == "prove" && NF >= 2 {print $2; exit}' "$OUT/$name.timings.txt")
+    spans=$(awk '$1 == "spans" && $2 == "end" {printf "%.2f", $3 / 1000; exit}' "$OUT/$name.timings.txt")
     snark=-
     if [[ -n ${SNARKJS:-} && $run == 1 && $log -le ${SNARKJS_MAX_LOG:-16} ]]; then
       s0=$(date +%s%N)
       "$SNARKJS" groth16 prove "$input/circuit.zkey" "$input/witness.wtns" "$caches/sproof.json" "$caches/spublic.json"
       snark=$(seconds_since "$s0")
     fi
-    printf "%-16s %-10s %10.2f %10s %10s\n" "$name" "$label" "$wall" "$proof" "$snark" | tee -a "$OUT/e2e.txt"
+    printf "%-16s %-10s %10.2f %10s %10s %10s\n" "$name" "$label" "$wall" "${spans:--}" "$proof" "$snark" | tee -a "$OUT/e2e.txt"
   done
   if [[ -n ${KEEP:-} ]]; then
     mkdir -p "$KEEP/$name" && cp "$caches/proof.json" "$caches/public.json" "$KEEP/$name/"

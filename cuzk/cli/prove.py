@@ -66,6 +66,9 @@ def print_timings(recorder: Recorder) -> None:
     from cuzk.engine.timing import timings_table
 
     print("\n".join(timings_table(recorder)))
+    if any(span.name == "imports" for span in recorder.spans):  # spans count from the process's start: the rest
+        # of the process's wall comes after them (its exit)
+        print(f"spans end {max(span.end for span in recorder.spans) * 1e3:.0f} ms after the process's start")
     proofs = [span for span in recorder.spans if span.name == "prove" and span.level == "engine"]
     if len(proofs) > 1:  # the first proof pays the warm-up (and may run beside the next one's synthesis)
         print("each proof: " + ", ".join(f"{span.seconds * 1e3:.1f} ms" for span in proofs))

@@ -2,9 +2,10 @@
 
 Each step is an engine-level span of one :class:`~cuzk.engine.timing.Recorder`, so that ``--timings`` lists it
 and ``--trace`` shows it beside the proof's phases: ``imports`` (from the process's start, when the caller gives
-it), ``backend`` (choosing and starting it), ``read_key``, ``read_witness``, ``read_r1cs``, ``compile`` (a first
-run's kernels, compiled beside the reading: :mod:`cuzk.engine.warm`), then :func:`~cuzk.engine.zkey.prove_zkey`'s
-``check_r1cs``, ``prepare``, the proof's phases and ``verify``; the caller adds ``write``.
+it), ``backend`` (choosing and starting it), ``read_key``, ``read_witness``, ``read_r1cs``, ``check_r1cs`` (every
+check of the inputs), ``compile`` (waiting for a first run's kernels, compiled beside the reading, or a device's
+start: :mod:`cuzk.engine.warm`), then :func:`~cuzk.engine.zkey.prove_zkey`'s ``prepare``, the proof's phases and
+``verify``; the caller adds ``write``. The key's A and B are laid out for the backend during that wait.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from cuzk.backends.starting import BackendStart
 from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.timing import Recorder
 from cuzk.engine.warm import proof_sizes, warm_up
-from cuzk.engine.zkey import ZkeyProof, prove_zkey, read_zkey_for
+from cuzk.engine.zkey import ZkeyProof, check_inputs, prove_zkey, read_zkey_for, start_key_qap
 from cuzk.formats import zkey as zkey_format
 from cuzk.formats.binfile import BinFile
 from cuzk.formats.r1cs import check_witness_shape, read_r1cs, read_sym
@@ -83,14 +84,18 @@ def prove_files(
         with recorder.span("read_r1cs"):
             r1cs = read_r1cs(r1cs_path) if r1cs_path is not None else None
             names = read_sym(sym_path) if sym_path is not None else None
+        # while the device starts: the inputs checked, then the key's A and B laid out (uploaded once it is open)
+        with recorder.span("check_r1cs"):
+            check_inputs(zkey, witness, r1cs, names)
+        key_qap = start_key_qap(zkey, backend, recorder)
         if warming.started:
             display.step("compile the kernels (first run)")
             with recorder.span("compile"):
                 warming.wait()
     display.step("prove")
     on_ready = partial(_say, notices)  # the inputs passed every check: now say which backend proves
-    options = {"r1cs": r1cs, "names": names, "verify_proof": verify_proof, "recorder": recorder}
-    result = prove_zkey(zkey, witness, backend=backend, on_ready=on_ready, **options)
+    options = {"verify_proof": verify_proof, "recorder": recorder, "inputs_checked": True, "key_qap": key_qap}
+    result = prove_zkey(zkey, witness, backend=backend, r1cs=r1cs, on_ready=on_ready, **options)
     display.proof_done()
     return FilesProof(result, zkey.curve, backend.name, recorder, warming.started)
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,22 +111,46 @@ def _terms_by_matrix(matrix: np.ndarray) -> list[slice | np.ndarray]:
     return [np.flatnonzero(matrix == m) for m in (0, 1)]
 
 
+def start_key_qap(zkey: ZKey, backend: Backend, recorder: Recorder | None = None) -> Future[SparseQap]:
+    """:func:`qap_of_zkey` for a prover of ``zkey`` on ``backend``, on a thread of its own (a span ``prepare_qap``
+    of ``recorder``): its host work (the rows' order, a device's layout of the terms) runs while the caller does
+    other things (waits for a device's start); its uploads wait for the device's context. Give the future to
+    :class:`ZkeyProver` (``key_qap``)."""
+    host = witness_backend(backend, from_key=True)
+
+    def prepare() -> SparseQap:
+        with recorder.span("prepare_qap") if recorder is not None else nullcontext():
+            return qap_of_zkey(zkey, host)
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="cuzk-qap")
+    try:
+        return pool.submit(prepare)
+    finally:
+        pool.shutdown(wait=False)  # the thread ends with its one task
+
+
 class ZkeyProver(Prover):
     """A prover for one .zkey, prepared once (bases resident on the backend when it can) for many witnesses."""
 
     def __init__(
-        self, zkey: ZKey, backend: Backend | str | None = None, *, key_checked: bool = False, **options: Any
+        self,
+        zkey: ZKey,
+        backend: Backend | str | None = None,
+        *,
+        key_checked: bool = False,
+        key_qap: Future[SparseQap] | None = None,
+        **options: Any,
     ) -> None:
         """``options`` are the engine Prover's (g2_backend, g2_in_parallel, window, recorder). The key's sections
-        are checked to fit together first (:func:`check_zkey_structure`: BadKeyError), unless ``key_checked``."""
+        are checked to fit together first (:func:`check_zkey_structure`: BadKeyError), unless ``key_checked``.
+        ``key_qap``: the key's A and B already on their way (:func:`start_key_qap`, for the same backend)."""
         if not key_checked:
             check_zkey_structure(zkey)
         self.zkey, resolved = zkey, resolve_backend(backend)
         # the key's A and B regrouped and sent to their backend while the prover readies the key's points
-        with ThreadPoolExecutor(1, thread_name_prefix="cuzk-qap") as pool:
-            qap = pool.submit(qap_of_zkey, zkey, witness_backend(resolved, from_key=True))
-            super().__init__(zkey.proving_key(), resolved, **options)
-            self.key_qap = qap.result()
+        qap = key_qap if key_qap is not None else start_key_qap(zkey, resolved, options.get("recorder"))
+        super().__init__(zkey.proving_key(), resolved, **options)
+        self.key_qap = qap.result()
 
     def prove_witness(
         self,
@@ -193,6 +218,8 @@ def prove_zkey(
     s: Any = None,
     recorder: Recorder | None = None,
     on_ready: Callable[[], None] | None = None,
+    inputs_checked: bool = False,
+    key_qap: Future[SparseQap] | None = None,
 ) -> ZkeyProof:
     """One proof for ``witness`` under ``zkey`` (see :class:`ZkeyProver` to prove many with one key).
 
@@ -203,17 +230,15 @@ def prove_zkey(
     .r1cs, since the key holds no C). Every step is a span of ``recorder`` (check_r1cs, prepare, the proof's
     phases, verify); ``seconds`` sums them by name. ``on_ready`` is called once the inputs have passed every check
     and the prover is made, before the proof (a command's notices then wait for inputs known to be good).
+    ``inputs_checked``: the caller made :func:`check_inputs` already; ``key_qap``: see :class:`ZkeyProver`.
     """
     recorder = recorder if recorder is not None else Recorder()
     first = recorder.mark()
-    with recorder.span("check_r1cs"):
-        check_witness_matches(witness, zkey.curve.r, zkey.num_variables, zkey.path)  # before any backend work
-        check_zkey_structure(zkey)
-        if r1cs is not None:
-            check_r1cs_matches(zkey, r1cs)
-            r1cs.check_witness(witness, names)
+    if not inputs_checked:
+        with recorder.span("check_r1cs"):
+            check_inputs(zkey, witness, r1cs, names)
     with recorder.span("prepare"):
-        prover = ZkeyProver(zkey, backend, key_checked=True, recorder=recorder, proofs=1)
+        prover = ZkeyProver(zkey, backend, key_checked=True, key_qap=key_qap, recorder=recorder, proofs=1)
     if on_ready is not None:
         on_ready()
     result = prover.prove_witness(witness, r=r, s=s)
@@ -224,6 +249,17 @@ def prove_zkey(
                 raise diagnose_failed_proof(zkey, prover.backend, witness.path, r1cs)
     result.seconds = engine_seconds(recorder.since(first))
     return result
+
+
+def check_inputs(zkey: ZKey, witness: Witness, r1cs: R1cs | None = None, names: dict[int, str] | None = None) -> None:
+    """Every check of a proof's inputs made before any backend work: the witness's length and field against the
+    key, the key's sections against each other (:func:`check_zkey_structure`), and with ``r1cs`` the circuit
+    against the key and the witness against every constraint (``names``: the .sym's, for the message)."""
+    check_witness_matches(witness, zkey.curve.r, zkey.num_variables, zkey.path)
+    check_zkey_structure(zkey)
+    if r1cs is not None:
+        check_r1cs_matches(zkey, r1cs)
+        r1cs.check_witness(witness, names)
 
 
 def engine_seconds(spans: list[Span]) -> dict[str, float]:
@@ -238,9 +274,11 @@ def engine_seconds(spans: list[Span]) -> dict[str, float]:
 __all__ = [
     "ZkeyProof",
     "ZkeyProver",
+    "check_inputs",
     "check_r1cs_matches",
     "csr_order",
     "engine_seconds",
     "prove_zkey",
     "qap_of_zkey",
+    "start_key_qap",
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -13,6 +15,42 @@ from cuzk.formats.montgomery import MontgomeryField, from_montgomery, to_montgom
 from cuzk.reference.curves import Curve
 
 FR_BYTES = 8 * limbs.FR_LIMBS  # n8r: r is below 2^256 on both curves, so R = 2^256 for Fr
+SPLIT_ROWS = 1 << 18  # terms per piece of the records' split, spread over threads (a key: millions of terms)
+
+
+def split_records(raw: np.ndarray, n8r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(matrix, constraint, signal, stored) of section 4's records as the file lays them out (``raw``: one row of
+    12 + n8r bytes per term: three u32, then the value's n8r bytes): the u32 as int64, the values as (T, n8r/8)
+    uint64 words. Each field is read out of the records once, by pieces of rows on threads (numpy lets go of the
+    GIL while it copies, and a strided copy is bound by one core: a key's records are hundreds of megabytes)."""
+    record = np.dtype(
+        {
+            "names": ["matrix", "constraint", "signal", "value"],
+            "itemsize": 12 + n8r,
+            "formats": ["<u4", "<u4", "<u4", ("<u8", (n8r // 8,))],
+            "offsets": [0, 4, 8, 12],
+        }
+    )
+    terms = np.ascontiguousarray(raw).reshape(-1).view(record)  # no copy of a file's mapped section
+    count = len(terms)
+    words = np.empty((count, n8r // 8), dtype=np.uint64)
+    columns = [np.empty(count, dtype=np.int64) for _ in range(3)]
+
+    def split(start: int) -> None:
+        piece = terms[start : start + SPLIT_ROWS]
+        for name, out in zip(("matrix", "constraint", "signal"), columns, strict=True):
+            out[start : start + SPLIT_ROWS] = piece[name]
+        words[start : start + SPLIT_ROWS] = piece["value"]
+
+    workers = min(os.cpu_count() or 1, 8, -(-count // SPLIT_ROWS))
+    if workers <= 1:
+        for start in range(0, count, SPLIT_ROWS):
+            split(start)
+    else:
+        with ThreadPoolExecutor(workers, thread_name_prefix="cuzk-records") as pool:
+            list(pool.map(split, range(0, count, SPLIT_ROWS)))
+    matrix, constraint, signal = columns
+    return matrix, constraint, signal, words
 
 
 @dataclass(frozen=True)
@@ -63,4 +101,4 @@ class Coefficients:
         return cls(matrix, constraint, signal, stored.view("<u8").reshape(len(matrix), 4).astype(np.uint64), modulus)
 
 
-__all__ = ["FR_BYTES", "Coefficients"]
+__all__ = ["FR_BYTES", "Coefficients", "split_records"]

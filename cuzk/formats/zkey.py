@@ -34,7 +34,7 @@ from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
 from cuzk.formats import domain
 from cuzk.formats.binfile import BinFile, Cursor
-from cuzk.formats.coefficients import FR_BYTES, Coefficients
+from cuzk.formats.coefficients import FR_BYTES, Coefficients, split_records
 from cuzk.formats.errors import CurveMismatchError, InvalidPointError, ValueOutOfRangeError
 from cuzk.formats.points import PointDecoder, PointTable, decode_table, field_bytes, point_bytes
 from cuzk.formats.stored import StoredTable
@@ -343,17 +343,7 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
     n8r = field_bytes(curve.r)
     raw = cursor.array(count, 12 + n8r, "the coefficients")
     cursor.finish()
-    # each term as a record of the file's own layout (no copy): each field is then read into an array of its own once
-    record = np.dtype(
-        {
-            "names": ["matrix", "constraint", "signal", "value"],
-            "itemsize": 12 + n8r,
-            "formats": ["<u4", "<u4", "<u4", ("<u8", (n8r // 8,))],
-            "offsets": [0, 4, 8, 12],
-        }
-    )
-    terms = np.ascontiguousarray(raw).reshape(-1).view(record)
-    matrix, constraint, signal = (terms[name].astype(np.int64) for name in ("matrix", "constraint", "signal"))
+    matrix, constraint, signal, stored = split_records(raw, n8r)
     start = cursor.section.offset + 4
     for bad, problem in (
         (matrix > 1, "the matrix is not 0 (A) or 1 (B)"),
@@ -363,7 +353,6 @@ def _read_coefficients(file: BinFile, curve: Curve, num_variables: int, num_publ
         if bad.any():
             i = int(np.argmax(bad))
             raise file.error(f"coefficient {i}: {problem}", cursor.section, start + i * raw.shape[1])
-    stored = np.ascontiguousarray(terms["value"], dtype=np.uint64)
     bad_value = limbs.first_noncanonical(stored, curve.r)
     if bad_value is not None:
         i = bad_value[0]

@@ -144,18 +144,20 @@ def _check_input_rows(zkey: ZKey) -> None:
         raise bad_key(zkey, 4, f"{rows_label}: {term_label(zkey, int(tail[s]))} is not A = 1·z_{s}")
 
 
-def _signals_with_terms(zkey: ZKey, matrix: int) -> np.ndarray:
-    """Per signal, whether it has a non-zero coefficient in ``matrix`` (0 = A, 1 = B)."""
-    c = zkey.coefficients
-    used = np.zeros(zkey.num_variables, dtype=bool)
-    used[c.signal[(c.matrix == matrix) & c.nonzero]] = True
-    return used
+def _signals_with_terms(zkey: ZKey) -> tuple[np.ndarray, np.ndarray]:
+    """Per signal, whether it has a non-zero coefficient in A, and in B: one count of the terms by (matrix, signal)
+    (the reader checked that every matrix is 0 or 1 and every signal below nVars)."""
+    c, count = zkey.coefficients, zkey.num_variables
+    nonzero = c.nonzero
+    keys = c.matrix * count + c.signal
+    used = np.bincount(keys if nonzero.all() else keys[nonzero], minlength=2 * count) > 0
+    return used[:count], used[count : 2 * count]
 
 
 def _check_points_against_coefficients(zkey: ZKey) -> None:
     """A_j, B1_j, B2_j finite exactly where signal j has A (B) terms; C points finite where a private signal has
     A or B terms."""
-    in_a, in_b = _signals_with_terms(zkey, 0), _signals_with_terms(zkey, 1)
+    in_a, in_b = _signals_with_terms(zkey)
     for section_id, table, used, name in (
         (5, zkey.a_query, in_a, "A"),
         (6, zkey.b_g1_query, in_b, "B"),
