@@ -29,6 +29,7 @@ from cuzk.backends.capabilities import (
 )
 from cuzk.backends.checks import CurveLike, check_domain, check_group, check_output, check_same_length
 from cuzk.backends.errors import BackendInputError, BackendOutputError, InputSizeMismatchError, InputTypeError
+from cuzk.backends.indexed import IndexedCoefficients, check_indexed
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 from cuzk.reference.curves import Curve
 
@@ -36,6 +37,8 @@ from cuzk.reference.curves import Curve
 class HostCapabilities:
     """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM, PAIRING, POINT_NTT and STORED_POINT_NTT: public methods and
     the hooks they call."""
+
+    SPARSE_INDEXED = False  # whether the sparse hooks take IndexedCoefficients as they are (else given as limbs)
 
     if TYPE_CHECKING:
         name: str
@@ -106,15 +109,20 @@ class HostCapabilities:
         curve: CurveLike,
         indptr: np.ndarray,
         columns: np.ndarray,
-        coefficients: np.ndarray,
+        coefficients: np.ndarray | IndexedCoefficients,
         num_columns: int,
         *,
         reductions: int = 0,
     ) -> SparseMatrix:
         c = self._ready(curve, SPARSE)
         indptr, columns = check_csr(indptr, columns, num_columns)
-        check_scalars(c, coefficients, "coefficients")
-        check_same_length(columns, coefficients, ("columns", "coefficients"))
+        if isinstance(coefficients, IndexedCoefficients):
+            check_indexed(c, coefficients)
+            if not self.SPARSE_INDEXED:
+                coefficients = coefficients.expanded()
+        else:
+            check_scalars(c, coefficients, "coefficients")
+        check_same_length(columns, coefficients, ("columns", "coefficients"))  # type: ignore[arg-type]
         check_reductions(reductions)
         if reductions:
             payload = self._prepare_sparse_stored(c, indptr, columns, coefficients, num_columns, reductions)

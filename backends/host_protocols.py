@@ -9,6 +9,7 @@ import numpy as np
 
 from cuzk.backends.capabilities import FieldName, KeptScalars, PreparedBases, SparseMatrix
 from cuzk.backends.checks import CurveLike
+from cuzk.backends.indexed import IndexedCoefficients
 
 
 @runtime_checkable
@@ -41,13 +42,14 @@ class SupportsSparse(Protocol):
         curve: CurveLike,
         indptr: np.ndarray,
         columns: np.ndarray,
-        coefficients: np.ndarray,
+        coefficients: np.ndarray | IndexedCoefficients,
         num_columns: int,
         *,
         reductions: int = 0,
     ) -> SparseMatrix:
         """A matrix in CSR form: row k's terms are ``columns[indptr[k]:indptr[k + 1]]`` (int64, each below
-        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``; terms are summed in that order.
+        ``num_columns``) with the (terms, 4) canonical Fr limbs ``coefficients``, or the same by index into a table
+        (:class:`~cuzk.backends.indexed.IndexedCoefficients`: what a device keeps); terms are summed in that order.
         ``reductions`` k: the limbs hold c·R^k mod r (R = 2^256) instead of c — a .zkey's stored form is k = 2 —,
         made c where the backend likes best (a device: after the upload, by its own Montgomery reductions)."""
         ...

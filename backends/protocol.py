@@ -86,6 +86,7 @@ from cuzk.backends.host_protocols import (
     SupportsSparse,
     SupportsStoredPointNtt,
 )
+from cuzk.backends.indexed import IndexedCoefficients
 from cuzk.backends.limbs import check_limb_array, check_points, check_scalars
 
 
@@ -156,6 +157,7 @@ __all__ = [
     "BackendBase",
     "CurveLike",
     "FieldName",
+    "IndexedCoefficients",
     "KeptScalars",
     "PreparedBases",
     "Reduction",

@@ -259,29 +259,42 @@ class CudaContext(BufferHelpers):
 
     def upload(self, array: np.ndarray, meanwhile: Callable[[], None] | None = None) -> Any:
         """A new buffer holding ``array``: from LEASE_MIN_BYTES on, copied on the copy stream into leased memory,
-        beside the kernels already queued; the kernels that read it wait for the copy. From pinned memory the DMA
-        reads the array in place, ``meanwhile`` runs beside it, and the upload returns once it is done."""
+        beside the kernels already queued; the kernels that read it wait for the copy. From pinned memory, or from
+        pageable memory whose pages the host pins in place for the copy (:meth:`PinnedStaging.register`), the DMA
+        reads the array where it is, ``meanwhile`` runs beside it, and the upload returns once it is done; else it
+        goes through the ring of pinned buffers."""
         raw = np.ascontiguousarray(array).view(np.uint8).reshape(-1)
         if raw.size < LEASE_MIN_BYTES:
             return super().upload(array, meanwhile)
         buf, slot = self.leases.lease(raw.size)
         if self.host.is_pinned(raw):
-            copy = self.leases.copy_stream
-            with self._on():
-                buf[: raw.size].set(raw, stream=copy)
-                done = self.cp.cuda.Event(disable_timing=True)
-                done.record(copy)
-            self.leases.copied(buf, slot)
+            return self._upload_in_place(buf, slot, raw, meanwhile)
+        registered = self.host.register(raw)
+        if registered is not None:
             try:
-                if meanwhile is not None:
-                    meanwhile()
+                return self._upload_in_place(buf, slot, raw, meanwhile)
             finally:
-                done.synchronize()  # the caller may write its array again once this returns
-            return buf
+                self.host.unregister(registered)  # the copy has run
         if meanwhile is not None:
             meanwhile()
         self._stage(buf, raw, self.leases.copy_stream)
         self.leases.copied(buf, slot)
+        return buf
+
+    def _upload_in_place(self, buf: Any, slot: Any, raw: np.ndarray, meanwhile: Callable[[], None] | None) -> Any:
+        """The DMA from pinned ``raw`` into the leased ``buf`` on the copy stream, ``meanwhile`` beside it; returns
+        once the copy has run."""
+        copy = self.leases.copy_stream
+        with self._on():
+            buf[: raw.size].set(raw, stream=copy)
+            done = self.cp.cuda.Event(disable_timing=True)
+            done.record(copy)
+        self.leases.copied(buf, slot)
+        try:
+            if meanwhile is not None:
+                meanwhile()
+        finally:
+            done.synchronize()  # the caller may write its array again once this returns
         return buf
 
     def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:

@@ -8,10 +8,16 @@ STAGING_BUFFERS) rather than wait while every buffer still has a copy queued: a 
 kernels does not wait for them. One thread copies host memory slower than the bus, so large host copies run in
 pieces on several threads, and those copies still bound the ring (benchmarks/gpu/upload.py); an array already in
 pinned memory (``host_array``) needs no host copy at all.
+
+A large upload of pageable memory (the heap, or a key's sections in its file's memory map) has its pages pinned
+where they are instead (:meth:`PinnedStaging.register`, read-only), for as long as its copy runs: that costs a
+few milliseconds per hundred megabytes, where the ring's own pinned buffers cost a one-shot process tens of
+milliseconds each to make and again to free at its exit (benchmarks/gpu/process_costs.py).
 """
 
 from __future__ import annotations
 
+import mmap
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -25,6 +31,9 @@ STAGING_MIN_BYTES = 1 << 16  # smaller uploads copy straight from the caller's m
 COPY_THREADS = host_helpers()  # host copies into and out of pinned memory of COPY_SPLIT_BYTES or more run in pieces …
 COPY_SPLIT_BYTES = 4 << 20  # … on half the cores at once (numpy lets go of the GIL): one core copies slower than PCIe
 HOST_MEMORY = 1  # cudaMemoryTypeHost: host memory the driver pinned (cudaHostAlloc, cudaHostRegister)
+REGISTER_MIN_BYTES = 4 << 20  # uploads of pageable memory from this size pin its pages in place …
+REGISTER_FLAGS = (8, 0)  # … read-only (cudaHostRegisterReadOnly: a file's read-only map), else with the defaults
+PAGE = mmap.PAGESIZE
 
 
 class PinnedStaging:
@@ -105,6 +114,29 @@ class PinnedStaging:
         nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
         memory = self.pinned(nbytes) if nbytes else None
         return np.empty(shape, dtype) if memory is None else memory.view(dtype).reshape(shape)
+
+    def register(self, raw: np.ndarray) -> int | None:
+        """Pin the pages that hold the bytes ``raw`` where they are, for DMA (cudaHostRegister; whole pages, which
+        lie in the same allocation or map as ``raw``); the address to give :meth:`unregister` once the copies from
+        them have run, or None when the host refuses (too small to pay off, pages already registered, a driver
+        without read-only registration for a read-only map): the caller stages through the ring instead."""
+        if raw.size < REGISTER_MIN_BYTES:
+            return None
+        runtime = self.cp.cuda.runtime
+        failure = getattr(runtime, "CUDARuntimeError", RuntimeError)
+        start = raw.ctypes.data // PAGE * PAGE
+        end = -(-(raw.ctypes.data + raw.size) // PAGE) * PAGE
+        for flags in REGISTER_FLAGS:
+            try:
+                runtime.hostRegister(start, end - start, flags)
+            except failure:
+                continue
+            return start
+        return None
+
+    def unregister(self, start: int) -> None:
+        """Unpin pages :meth:`register` pinned (every copy from them has run)."""
+        self.cp.cuda.runtime.hostUnregister(start)
 
     def is_pinned(self, raw: np.ndarray) -> bool:
         """Whether the bytes ``raw`` lie in pinned host memory (both ends asked: one allocation holds an array)."""

@@ -34,6 +34,8 @@ Scalars = np.ndarray | DeviceScalars  # limbs on the host, or left on the device
 class FieldWork:
     """field_op, the sparse products and kept Fr values on the device (hooks of BackendBase)."""
 
+    SPARSE_INDEXED = True  # a device keeps a matrix's coefficients by index into a table (sparse.plan)
+
     if TYPE_CHECKING:
         name: str
         _resident: int

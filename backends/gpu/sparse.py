@@ -6,8 +6,10 @@ uploaded once, in CSR form with its rows cut into chunks of at most :data:`CHUNK
 (:func:`chunk_layout`): one work-item per chunk sums its terms (``fr_sparse_chunks``), one per row adds its chunks
 (``fr_sparse_rows``, which also writes the zeros of the domain's padding), so that a row of a million terms is summed
 by many work-items and a row of two by one. A term names its coefficient by an index into a table of values
-(:func:`palette`: 1 and −1, which most terms of a circuit have, then every other term's own), 4 bytes a term where
-the coefficient itself takes 32: at 2^27 constraints, 8 GB less of the device's memory. The table is turned into
+(:mod:`cuzk.backends.indexed`: 1 and −1, which most terms of a circuit have, then every other term's own), 4 bytes
+a term where the coefficient itself takes 32: at 2^27 constraints, 8 GB less of the device's memory. The caller may
+give the coefficients so (a .zkey's A and B, from one table made over all the key's terms); else :func:`plan` makes
+the table. The table is turned into
 Montgomery form on the device when uploaded (``fr_sparse_to_mont``; a .zkey's, stored c·R², by one reduction:
 ``fr_sparse_reduce``); see ``backends/kernels/sparse.c``.
 """
@@ -21,13 +23,13 @@ import numpy as np
 
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.limbs import FR_LIMBS, int_to_limbs
+from cuzk.backends.indexed import ELEMENT, IndexedCoefficients, palette
+from cuzk.backends.limbs import FR_LIMBS
 from cuzk.reference.curves import Curve
 
 PROGRAM = "sparse"
 CHUNK = 16  # terms per work-item at most: rows of many terms are spread over many work-items
 MAX_INDEX = (1 << 32) - 1  # the kernels index terms, chunks and z's rows with u32
-ELEMENT = 8 * FR_LIMBS
 
 
 @dataclass(frozen=True)
@@ -67,35 +69,6 @@ def chunk_layout(indptr: np.ndarray, chunk: int = CHUNK) -> tuple[np.ndarray, np
     return chunk_start.astype(np.uint32), row_chunk.astype(np.uint32)
 
 
-def _equal_rows(values: np.ndarray, value: np.ndarray) -> np.ndarray:
-    """Which rows of ``values`` (words) are ``value``, limb by limb (faster than comparing whole rows)."""
-    same = values[:, 0] == value[0]
-    for limb in range(1, len(value)):
-        same &= values[:, limb] == value[limb]
-    return same
-
-
-def palette(curve: Curve, values: np.ndarray, reductions: int) -> tuple[np.ndarray, np.ndarray]:
-    """(table, index) for coefficients ``values`` (canonical words of c·R^reductions): the table starts with 1 and
-    −1 in that form, then holds the value of every term that is neither; term j's coefficient is table[index[j]]
-    (index uint32). Each common value is looked for only among the terms the ones before it did not match, and
-    those terms are gathered as whole 32-byte rows (one copy each, not one per limb)."""
-    scale = pow(2, 64 * FR_LIMBS * reductions, curve.r)
-    common = np.stack([int_to_limbs(v * scale % curve.r, FR_LIMBS) for v in (1, curve.r - 1)])
-    rows = np.ascontiguousarray(values).view(np.dtype((np.void, ELEMENT))).reshape(-1)
-    index = np.empty(len(values), dtype=np.uint32)
-    same = _equal_rows(values, common[0])
-    index[same] = 0
-    rest = np.flatnonzero(~same)
-    left = np.take(rows, rest)
-    for row in range(1, len(common)):
-        same = _equal_rows(left.view(np.uint64).reshape(-1, FR_LIMBS), common[row])
-        index[rest[same]] = row
-        rest, left = rest[~same], left[~same]
-    index[rest] = np.arange(len(common), len(common) + len(rest), dtype=np.uint32)
-    return np.concatenate([common, left.view(np.uint64).reshape(-1, FR_LIMBS)]), index
-
-
 @dataclass(frozen=True)
 class HostCsr:
     """A matrix laid out for the device on the host (:func:`plan`): the coefficients' table (c·R^reductions, canonical
@@ -117,15 +90,24 @@ class HostCsr:
         return sum(a.nbytes for a in (self.table, self.index, self.columns, self.chunk_start, self.row_chunk))
 
 
-def plan(curve: Curve, indptr: np.ndarray, columns: np.ndarray, values: np.ndarray, reductions: int = 0) -> HostCsr:
+def plan(
+    curve: Curve,
+    indptr: np.ndarray,
+    columns: np.ndarray,
+    values: np.ndarray | IndexedCoefficients,
+    reductions: int = 0,
+) -> HostCsr:
     """The device's layout of a CSR matrix, made on the host with no device call (so without the context's lock,
     beside other calls); its coefficients ``values`` are c·R^reductions, canonical words (c itself by default, c·R²
-    as a .zkey stores them). DeviceMemoryError when an index would not fit the kernels' u32."""
+    as a .zkey stores them), as limbs (put in a table here) or already by index into a table.
+    DeviceMemoryError when an index would not fit the kernels' u32."""
     chunk_start, row_chunk = chunk_layout(indptr)
     terms, chunks = len(columns), len(chunk_start) - 1
     if max(terms + 2, chunks, int(columns.max(initial=0)) + 1) > MAX_INDEX:  # + 2: the table's 1 and −1
         raise DeviceMemoryError(f"a sparse matrix of {terms} terms is beyond the device kernels' 32-bit indices")
-    table, index = palette(curve, np.asarray(values, dtype=np.uint64).reshape(terms, FR_LIMBS), reductions)
+    if not isinstance(values, IndexedCoefficients):
+        values = palette(curve, np.asarray(values, dtype=np.uint64).reshape(terms, FR_LIMBS), reductions)
+    table, index = values.table, values.index.astype(np.uint32, copy=False)
     return HostCsr(table, index, columns.astype(np.uint32), chunk_start, row_chunk, reductions)
 
 
@@ -175,4 +157,4 @@ def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: Device
     return out
 
 
-__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "HostCsr", "chunk_layout", "palette", "plan", "queue_product", "upload"]
+__all__ = ["CHUNK", "PROGRAM", "DeviceCsr", "HostCsr", "chunk_layout", "plan", "queue_product", "upload"]

@@ -15,6 +15,7 @@ checked, A·z ∘ B·z = C·z row by row (FIELD_OPS' products), naming the first
 from __future__ import annotations
 
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import dataclass
 from functools import partial
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.indexed import IndexedCoefficients
 from cuzk.backends.protocol import (
     COMPUTE_H,
     DEVICE,
@@ -39,7 +41,7 @@ from cuzk.reference.curves import Curve, curve_by_name
 from cuzk.reference.errors import ParameterError, ProvingKeyError, UnsatisfiedConstraintError
 from cuzk.reference.qap import domain_size, qap_matrices
 
-Csr = tuple[np.ndarray, np.ndarray, np.ndarray]  # indptr, columns, coefficient limbs
+Csr = tuple[np.ndarray, np.ndarray, np.ndarray | IndexedCoefficients]  # indptr, columns, coefficients (limbs)
 
 
 @dataclass(frozen=True)
@@ -100,11 +102,15 @@ class SparseQap:
         reductions: int = 0,
     ) -> SparseQap:
         """From the CSR arrays of A, B and optionally C (rows in the reference's domain order); ``reductions``: the
-        values are c·R^reductions (a .zkey's stored form: 2), see the backends' ``prepare_sparse``."""
-        a, b, *c = (
-            backend.prepare_sparse(curve, indptr, columns, values, num_variables, reductions=reductions)  # type: ignore[attr-defined]
-            for indptr, columns, values in matrices
-        )
+        values are c·R^reductions (a .zkey's stored form: 2), see the backends' ``prepare_sparse``. The matrices are
+        prepared side by side (a device lays each out on the host, numpy letting go of the GIL, then uploads it)."""
+
+        def prepare(matrix: Csr) -> SparseMatrix:
+            indptr, columns, values = matrix
+            return backend.prepare_sparse(curve, indptr, columns, values, num_variables, reductions=reductions)  # type: ignore[attr-defined,no-any-return]
+
+        with ThreadPoolExecutor(len(matrices), thread_name_prefix="cuzk-sparse") as pool:
+            a, b, *c = pool.map(prepare, matrices)
         return cls(backend, curve, a, b, c[0] if c else None, num_constraints, num_variables, n)
 
     @classmethod

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.indexed import IndexedCoefficients, classify, palette
 from cuzk.backends.protocol import DEVICE, STORED_BASES, Backend, has_capability
 from cuzk.backends.registry import resolve_backend
 from cuzk.engine.decoding import stored_form_host
@@ -36,7 +37,7 @@ from cuzk.engine.key_check import diagnose_failed_proof
 from cuzk.engine.prover import Prover
 from cuzk.engine.timing import Recorder, Span
 from cuzk.engine.verify import check_made_proof
-from cuzk.engine.witness import SparseQap, witness_backend
+from cuzk.engine.witness import Csr, SparseQap, witness_backend
 from cuzk.formats import domain
 from cuzk.formats.r1cs import R1cs, check_witness_matches
 from cuzk.formats.wtns import Witness
@@ -63,15 +64,28 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
     do not depend on it)."""
     coefficients, n = zkey.coefficients, zkey.domain_size
     positions = None if domain.is_identity(zkey.curve.Fr) else domain.row_positions(zkey.curve.Fr, n)
-    # a device takes the values as stored (c·R²) and reduces them itself: nothing is decoded on the host
+    # a device takes the values as stored (c·R²) and reduces them itself, nothing decoded on the host, and by index
+    # into a table per matrix (the key's terms classified once): 32 bytes are gathered only for terms not ±1
     reductions = 2 if has_capability(backend, DEVICE) else 0
-    values = coefficients.stored if reductions else coefficients.values
+    codes = classify(zkey.curve, coefficients.stored, reductions) if reductions else None
 
-    def csr(terms: slice | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def take(terms: slice | np.ndarray) -> np.ndarray | IndexedCoefficients:
+        if codes is not None:
+            return palette(zkey.curve, coefficients.stored, reductions, terms=terms, codes=codes)
+        values = coefficients.values
+        return values[terms] if isinstance(terms, slice) else limbs.take_rows(values, terms)
+
+    def csr(terms: slice | np.ndarray) -> Csr:
         indptr, order = csr_order(coefficients.constraint[terms], positions, n)
-        if order is None:
-            return indptr, coefficients.signal[terms], values[terms]
-        return indptr, limbs.take_rows(coefficients.signal[terms], order), limbs.take_rows(values[terms], order)
+        # one gather per array, through the terms' own indices regrouped (rows whole, by np.take: numpy's fancy
+        # indexing of 2-D arrays goes element by element, several times slower)
+        if isinstance(terms, slice):
+            if order is None:
+                return indptr, coefficients.signal[terms], take(terms)  # views: no copy
+            index = order + (terms.start or 0)
+        else:
+            index = terms if order is None else terms[order]
+        return indptr, np.take(coefficients.signal, index), take(index)
 
     # A's and B's terms regrouped side by side (numpy's gathers leave the GIL: a permuted domain, BLS12-381)
     with ThreadPoolExecutor(2, thread_name_prefix="cuzk-csr") as pool:

@@ -145,6 +145,7 @@ class FakeCupy:
     def __init__(self) -> None:
         FAKE_PINNED.clear()
         self.pinned = FAKE_PINNED
+        self.registered = {}
         self.cuda = SimpleNamespace(
             Stream=FakeStream,
             Event=FakeEvent,
@@ -155,6 +156,8 @@ class FakeCupy:
             runtime=SimpleNamespace(
                 memGetInfo=lambda: (self.capacity - self.live_bytes, self.capacity),
                 pointerGetAttributes=lambda ptr: SimpleNamespace(type=int(any(_holds(p, ptr) for p in FAKE_PINNED))),
+                hostRegister=self.host_register,
+                hostUnregister=self.host_unregister,
             ),
         )
         self.pool = SimpleNamespace(  # it frees at once, as the driver does
@@ -179,6 +182,21 @@ class FakeCupy:
         self.pinned.append(np.frombuffer(memory, dtype=np.uint8))
         return memory
 
+    registering = False  # whether the host pins pageable pages in place (else hostRegister fails, as it may)
+    registered: dict[int, np.ndarray]  # start address → the pages pinned in place (also in FAKE_PINNED meanwhile)
+
+    def host_register(self, start: int, size: int, flags: int) -> None:
+        if not self.registering:
+            raise RuntimeError("cudaErrorNotSupported")
+        assert start % staging.PAGE == 0 and size % staging.PAGE == 0, "whole pages are registered"
+        pages = np.ctypeslib.as_array((np.ctypeslib.ctypes.c_uint8 * size).from_address(start))
+        self.registered[start] = pages
+        FAKE_PINNED.append(pages)
+
+    def host_unregister(self, start: int) -> None:
+        pages = self.registered.pop(start)
+        FAKE_PINNED[:] = [p for p in FAKE_PINNED if p is not pages]
+
     def empty(self, nbytes: int, dtype: Any) -> FakeDeviceArray:
         if self.live_bytes + nbytes > self.capacity:
             raise MemoryError(f"out of memory allocating {nbytes} bytes")
@@ -199,6 +217,7 @@ def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy, lease_min: int
     monkeypatch.setattr(staging, "STAGING_MIN_BYTES", 32)
     monkeypatch.setattr(staging, "COPY_SPLIT_BYTES", 48)  # full parts and the reads take the threaded copy
     monkeypatch.setattr(cuda_device, "LEASE_MIN_BYTES", lease_min)
+    monkeypatch.setattr(staging, "REGISTER_MIN_BYTES", 100)
     monkeypatch.setattr(cuda_device, "LEASE_CACHE_FRACTION", 0.5)  # of the fake's 1 MiB
     return cuda_device.CudaContext(FakeDevice())
 
@@ -436,3 +455,43 @@ def test_a_check_beside_a_pinned_upload_runs_while_the_copy_is_queued(copying: A
     assert queued == [True], "the check must run beside the queued copy"
     left = [op.__qualname__ for op in ctx.leases.copy_stream.queue]
     assert all(name.startswith("FakeEvent.") for name in left), f"the copy must have run before the error: {left}"
+
+
+def test_a_large_pageable_upload_pins_its_pages_in_place_for_the_copy(copying: Any) -> None:
+    """Where the host pins pageable pages in place (cudaHostRegister), a large upload of a plain array, or of a
+    file's read-only memory map, is copied from them without the ring: whole pages registered, the copy queued
+    beside the main stream's kernel, run before upload returns (the caller may overwrite its array at once), the
+    pages unpinned after; a small one, or one the host refuses to pin, goes through the ring."""
+    ctx, fake = copying, copying.cp
+    fake.registering = True
+    rng = np.random.default_rng(9)
+    ctx.read(ctx.upload(np.zeros(300, dtype=np.uint8)), (1,), np.uint8)  # a slot, used and given back
+    gc.collect()
+    ctx.stream.run()
+    pinned = len(FAKE_PINNED)
+    data = rng.integers(0, 256, 300, dtype=np.uint8)
+    original = data.copy()
+    ran = kernel_on(ctx)
+    buf = ctx.upload(data)
+    data[...] = 0
+    assert ran == [], "the copy must not wait for the kernel queued before it"
+    assert len(FAKE_PINNED) == pinned and not fake.registered, "no ring buffer made, the pages unpinned after"
+    np.testing.assert_array_equal(ctx.read(buf, (300,), np.uint8), original)
+    assert ctx.host.register(np.zeros(99, dtype=np.uint8)) is None, "below REGISTER_MIN_BYTES: the ring"
+    fake.registering = False
+    refused = ctx.upload(original)
+    assert len(FAKE_PINNED) > pinned, "refused: through the ring"
+    np.testing.assert_array_equal(ctx.read(refused, (300,), np.uint8), original)
+
+
+def test_an_upload_of_a_files_read_only_map_is_copied_from_its_pages(copying: Any, tmp_path: Any) -> None:
+    """A key's section, read-only in its file's memory map, reaches the device intact through its pinned pages."""
+    ctx, fake = copying, copying.cp
+    fake.registering = True
+    path = tmp_path / "section.bin"
+    data = np.random.default_rng(10).integers(0, 256, 5000, dtype=np.uint8)
+    path.write_bytes(data.tobytes())
+    mapped = np.memmap(path, dtype=np.uint8, mode="r")[1000:1400]
+    buf = ctx.upload(mapped)
+    assert not fake.registered
+    np.testing.assert_array_equal(ctx.read(buf, (400,), np.uint8), data[1000:1400])

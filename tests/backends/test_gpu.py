@@ -12,12 +12,14 @@ import threading
 import time
 from functools import cache
 from itertools import pairwise
+from typing import Any
 
 import numpy as np
 import pytest
 
 from cuzk.backends import limbs
 from cuzk.backends.cuda import device as cuda_device
+from cuzk.backends.cuda import staging as cuda_staging
 from cuzk.backends.errors import BackendInputError, CapabilityMissingError, NonCanonicalInputError
 from cuzk.backends.gpu import msm_job as msm_job_module
 from cuzk.backends.gpu import ntt as ntt_device
@@ -635,6 +637,22 @@ def test_scalars_kept_from_the_backends_host_array(
     host[...] = 0
     handle = backend.prepare_bases(curve, "g1", bases)
     np.testing.assert_array_equal(backend.msm_prepared(handle, kept), REFERENCE.msm(curve, "g1", bases, scalars))
+
+
+def test_bases_uploaded_from_a_files_read_only_map(
+    backend: DeviceBackend, curve: Curve, rng: random.Random, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """Bases read-only in a file's memory map, as a key's sections are read, reach the device from the map's pages
+    (pinned where they are on CUDA) and are summed as from a plain array."""
+    monkeypatch.setattr(cuda_device, "LEASE_MIN_BYTES", 64)  # the copy stream's path …
+    monkeypatch.setattr(cuda_staging, "REGISTER_MIN_BYTES", 64)  # … from the pages pinned in place
+    bases = bases_of(curve, "g1", 40)
+    path = tmp_path / "bases.bin"
+    path.write_bytes(b"\0" * 24 + bases.tobytes())  # not at the map's first page boundary
+    mapped = np.memmap(path, dtype=bases.dtype, mode="r", offset=24, shape=bases.shape)
+    scalars = scalars_of(curve, [rng.randrange(curve.r) for _ in range(40)])
+    handle = backend.prepare_bases(curve, "g1", mapped)
+    np.testing.assert_array_equal(backend.msm_prepared(handle, scalars), REFERENCE.msm(curve, "g1", bases, scalars))
 
 
 @pytest.mark.parametrize("group", ["g1", "g2"])

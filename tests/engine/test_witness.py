@@ -13,6 +13,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.cpu import sparse
 from cuzk.backends.errors import BackendInputError, InputSizeMismatchError
+from cuzk.backends.indexed import IndexedCoefficients, palette
 from cuzk.backends.protocol import KEPT_SCALARS, SPARSE, Backend, KeptScalars, has_capability
 from cuzk.backends.registry import get_backend
 from cuzk.engine.witness import SparseQap, csr_of_rows
@@ -103,6 +104,41 @@ def test_stored_coefficients_give_the_same_products(curve: Curve, reductions: in
     assert ints(got) == [v.value for v in evaluate_rows(reference_rows, [fr(v) for v in z], count)]
     with pytest.raises(BackendInputError, match="reductions"):
         host.prepare_sparse(curve, indptr, columns, stored, width, reductions=5)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
+@pytest.mark.parametrize("reductions", [0, 2])
+def test_coefficients_by_index_into_a_table_give_the_same_products(
+    curve: Curve, reductions: int, host: Backend
+) -> None:
+    """Two matrices whose coefficients are indices into one table made over both (a .zkey's A and B): the products
+    are those of the coefficients themselves, as the backend keeps them (a device) or expands them (a host); an
+    index past the table, a signed index or a table value not below r is refused."""
+    fr, r = curve.Fr, curve.Fr.MODULUS
+    rng = random.Random(11 + reductions)
+    width, count = 30, 41
+    rows_a, rows_b = random_rows(rng, r, count, width), random_rows(rng, r, count, width)
+    z = [rng.choice([0, 1, r - 1, rng.randrange(r)]) for _ in range(width)]
+    (indptr_a, columns_a, values_a), (indptr_b, columns_b, values_b) = csr_of_rows(rows_a), csr_of_rows(rows_b)
+    factor = pow(2, 256 * reductions, r)
+    stored = limbs.ints_to_limbs([v * factor % r for v in ints(np.concatenate([values_a, values_b]))], 4)
+    table = palette(curve, stored, reductions)
+    for indptr, columns, terms, rows in (
+        (indptr_a, columns_a, slice(0, len(values_a)), rows_a),
+        (indptr_b, columns_b, np.arange(len(values_a), len(stored)), rows_b),
+    ):
+        matrix = host.prepare_sparse(curve, indptr, columns, table.take(terms), width, reductions=reductions)  # type: ignore[attr-defined]
+        got = host.sparse_product(matrix, limbs.ints_to_limbs(z, 4), rows=count)  # type: ignore[attr-defined]
+        expected = evaluate_rows([[(col, fr(c)) for col, c in row] for row in rows], [fr(v) for v in z], count)
+        assert ints(got) == [v.value for v in expected]
+    part = table.take(slice(0, len(values_a)))
+    for bad, match in (
+        (IndexedCoefficients(part.table, part.index + np.uint32(len(part.table))), "index"),
+        (IndexedCoefficients(part.table, part.index.astype(np.int64)), "unsigned"),
+        (IndexedCoefficients(limbs.ints_to_limbs([r] * len(part.table), 4), part.index), "coefficients"),
+    ):
+        with pytest.raises((BackendInputError, NonCanonicalError), match=match):
+            host.prepare_sparse(curve, indptr_a, columns_a, bad, width, reductions=reductions)  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("curve", [BN254, BLS12_381], ids=lambda c: c.name)
