@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import nullcontext
+from concurrent.futures import CancelledError, Future, ThreadPoolExecutor
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,6 +62,21 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
     :mod:`cuzk.formats.domain`), so that A·z, B·z and C = (A·z)∘(B·z) come out as the prover takes them. The terms
     of a row keep the key's order (:func:`csr_order`): the host sums them in the order snarkjs does (sums mod r
     do not depend on it)."""
+    matrices, reductions = key_csr(zkey, backend)
+    return qap_from_csr(zkey, backend, matrices, reductions)
+
+
+def qap_from_csr(zkey: ZKey, backend: Backend, matrices: list[Csr], reductions: int) -> SparseQap:
+    """:func:`key_csr`'s matrices prepared on ``backend`` (a device: laid out, then uploaded)."""
+    n = zkey.domain_size
+    return SparseQap.from_csr(
+        backend, zkey.curve, matrices, zkey.num_constraints, zkey.num_variables, n, reductions=reductions
+    )
+
+
+def key_csr(zkey: ZKey, backend: Backend) -> tuple[list[Csr], int]:
+    """The host's part of :func:`qap_of_zkey`, no call to ``backend``: A's and B's CSR arrays in the domain's row
+    order, and the ``reductions`` their coefficients carry (2 for a device, which takes them as stored)."""
     coefficients, n = zkey.coefficients, zkey.domain_size
     positions = None if domain.is_identity(zkey.curve.Fr) else domain.row_positions(zkey.curve.Fr, n)
     # a device takes the values as stored (c·R²) and reduces them itself, nothing decoded on the host, and by index
@@ -89,10 +104,7 @@ def qap_of_zkey(zkey: ZKey, backend: Backend) -> SparseQap:
 
     # A's and B's terms regrouped side by side (numpy's gathers leave the GIL: a permuted domain, BLS12-381)
     with ThreadPoolExecutor(2, thread_name_prefix="cuzk-csr") as pool:
-        matrices = list(pool.map(csr, _terms_by_matrix(coefficients.matrix)))
-    return SparseQap.from_csr(
-        backend, zkey.curve, matrices, zkey.num_constraints, zkey.num_variables, n, reductions=reductions
-    )
+        return list(pool.map(csr, _terms_by_matrix(coefficients.matrix))), reductions
 
 
 def csr_order(rows: np.ndarray, positions: np.ndarray | None, n: int) -> tuple[np.ndarray, np.ndarray | None]:
@@ -117,24 +129,34 @@ def csr_order(rows: np.ndarray, positions: np.ndarray | None, n: int) -> tuple[n
 
 
 def _terms_by_matrix(matrix: np.ndarray) -> list[slice | np.ndarray]:
-    """A's terms, B's terms: slices when the terms come A's first, then B's (as snarkjs writes them), which index
-    without a copy; else the indices of each."""
+    """A's terms, B's terms: slices when the terms come A's first, then B's, which index without a copy; else (a
+    key written row by row, as snarkjs's zkey_new.js writes it) the indices of each."""
     boundary = int(np.searchsorted(matrix, 1)) if len(matrix) else 0
     if bool((matrix[:boundary] == 0).all()) and bool((matrix[boundary:] == 1).all()):
         return [slice(0, boundary), slice(boundary, len(matrix))]
     return [np.flatnonzero(matrix == m) for m in (0, 1)]
 
 
-def start_key_qap(zkey: ZKey, backend: Backend, recorder: Recorder | None = None) -> Future[SparseQap]:
-    """:func:`qap_of_zkey` for a prover of ``zkey`` on ``backend``, on a thread of its own (a span ``prepare_qap``
-    of ``recorder``): its host work (the rows' order, a device's layout of the terms) runs while the caller does
-    other things (waits for a device's start); its uploads wait for the device's context. Give the future to
-    :class:`ZkeyProver` (``key_qap``)."""
+def start_key_qap(
+    zkey: ZKey, backend: Backend, recorder: Recorder | None = None, *, checked: Future[bool] | None = None
+) -> Future[SparseQap]:
+    """:func:`qap_of_zkey` for a prover of ``zkey`` on ``backend``, on a thread of its own (spans ``prepare_qap``
+    of ``recorder``): its host work (:func:`key_csr`) runs while the caller does other things (reads the witness,
+    checks the inputs, waits for a device's start); its uploads wait for the device's context and, with
+    ``checked``, for the caller's checks of the inputs: True lets them go on, False ends the thread (CancelledError;
+    no device work for inputs that failed them). Give the future to :class:`ZkeyProver` (``key_qap``)."""
     host = witness_backend(backend, from_key=True)
 
+    def span() -> AbstractContextManager[object]:
+        return recorder.span("prepare_qap") if recorder is not None else nullcontext()
+
     def prepare() -> SparseQap:
-        with recorder.span("prepare_qap") if recorder is not None else nullcontext():
-            return qap_of_zkey(zkey, host)
+        with span():
+            matrices, reductions = key_csr(zkey, host)
+        if checked is not None and not checked.result():
+            raise CancelledError("the inputs failed their checks: nothing goes to the device")
+        with span():
+            return qap_from_csr(zkey, host, matrices, reductions)
 
     pool = ThreadPoolExecutor(1, thread_name_prefix="cuzk-qap")
     try:
@@ -292,7 +314,9 @@ __all__ = [
     "check_r1cs_matches",
     "csr_order",
     "engine_seconds",
+    "key_csr",
     "prove_zkey",
+    "qap_from_csr",
     "qap_of_zkey",
     "start_key_qap",
 ]
