@@ -22,6 +22,7 @@ from cuzk.backends.capabilities import KeptScalars, SparseMatrix
 from cuzk.backends.errors import BackendInputError
 from cuzk.backends.gpu import sparse as device_sparse
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, ready
+from cuzk.backends.indexed import IndexedCoefficients
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import NotInvertibleError
 
@@ -65,7 +66,12 @@ class FieldWork:
         return self._call(queue)
 
     def _prepare_sparse(
-        self, curve: Curve, indptr: np.ndarray, columns: np.ndarray, coefficients: np.ndarray, num_columns: int
+        self,
+        curve: Curve,
+        indptr: np.ndarray,
+        columns: np.ndarray,
+        coefficients: np.ndarray | IndexedCoefficients,
+        num_columns: int,
     ) -> device_sparse.DeviceCsr:
         return self._prepare_sparse_stored(curve, indptr, columns, coefficients, num_columns, 0)
 
@@ -74,7 +80,7 @@ class FieldWork:
         curve: Curve,
         indptr: np.ndarray,
         columns: np.ndarray,
-        stored: np.ndarray,
+        stored: np.ndarray | IndexedCoefficients,
         num_columns: int,
         reductions: int,
     ) -> device_sparse.DeviceCsr:
