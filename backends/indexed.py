@@ -10,17 +10,15 @@ its own terms' values (:func:`palette` with ``terms``), gathered once. A device 
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from cuzk.backends.errors import BackendInputError
 from cuzk.backends.limbs import FR_LIMBS, check_scalars, int_to_limbs, take_rows
+from cuzk.backends.pieces import over_pieces
 from cuzk.reference.curves import Curve
 
-ELEMENT = 8 * FR_LIMBS  # bytes of one Fr element's limbs
 PALETTE_ROWS = 1 << 18  # terms per piece of the classification, spread over threads
 COMMON = 2  # the common values every table starts with: 1 and −1
 
@@ -81,15 +79,13 @@ def classify(curve: Curve, values: np.ndarray, reductions: int = 0) -> np.ndarra
     common = common_values(curve, reductions)
     codes = np.empty(len(values), dtype=np.uint8)
 
-    def piece(start: int) -> None:
-        rows, code = values[start : start + PALETTE_ROWS], codes[start : start + PALETTE_ROWS]
-        code[...] = len(common)
+    def piece(start: int, stop: int) -> None:
+        rows, code = values[start:stop], codes[start:stop]
+        code[...] = COMMON
         for k, value in enumerate(common):
             code[_equal_rows(rows, value)] = k
 
-    starts = range(0, len(values), PALETTE_ROWS)
-    with ThreadPoolExecutor(min(os.cpu_count() or 1, 8, max(1, len(starts))), thread_name_prefix="cuzk-codes") as pool:
-        list(pool.map(piece, starts))
+    over_pieces(len(values), PALETTE_ROWS, piece)
     return codes
 
 

@@ -15,7 +15,6 @@ canonicity is checked by comparing limbs from the most significant down, vectori
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal
@@ -24,6 +23,7 @@ import numpy as np
 
 from cuzk.backends.env import host_helpers
 from cuzk.backends.errors import InputShapeError, InputTypeError, LimbCountError, NonCanonicalInputError
+from cuzk.backends.pieces import over_pieces
 from cuzk.reference.curves import Curve, Group, Point
 from cuzk.reference.errors import (
     CuzkError,
@@ -121,20 +121,13 @@ def scatter_rows(array: np.ndarray, positions: np.ndarray) -> np.ndarray:
 def nonzero_rows(words: np.ndarray) -> np.ndarray:
     """Per row of a 2-D array of words, whether any word is not zero: one buffered pass of ``any`` along the rows
     (no boolean array of the whole input, which ``words != 0`` would make, and none of the column-by-column passes
-    that read every cache line once per word). A large array is scanned in pieces on threads: numpy lets go of the
-    GIL inside the pass, so a key's sections are read at the memory's speed rather than one core's."""
-    n = len(words)
-    workers = min(os.cpu_count() or 1, 8, -(-n // SCAN_ROWS))
-    if workers <= 1:
-        return np.asarray(words.any(axis=1), dtype=bool)
-    out = np.empty(n, dtype=bool)
-    step = -(-n // workers)
+    that read every cache line once per word), in pieces on threads (:func:`over_pieces`)."""
+    out = np.empty(len(words), dtype=bool)
 
-    def scan(start: int) -> None:
-        np.any(words[start : start + step], axis=1, out=out[start : start + step])
+    def scan(start: int, stop: int) -> None:
+        np.any(words[start:stop], axis=1, out=out[start:stop])
 
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(scan, range(0, n, step)))
+    over_pieces(len(words), SCAN_ROWS, scan)
     return out
 
 

@@ -9,8 +9,8 @@ in order; each launch is bracketed by CUDA events while a trace is open, which i
 
 Uploads go through a ring of pinned host buffers (:mod:`cuzk.backends.cuda.staging`), so that an upload queued
 behind kernels does not hold the host until they finish; an array already in pinned memory (``host_array``) is
-copied in place. Reads go the other way through pinned memory of their own (:meth:`CudaContext.read_later`), so
-that queueing one does not wait.
+copied in place, and so is a large one whose pages the host pins where they are for the copy. Reads go the other
+way through pinned memory of their own (:meth:`CudaContext.read_later`), so that queueing one does not wait.
 An upload into a new buffer of LEASE_MIN_BYTES or more goes on a second stream, into memory leased from the
 context, so that it runs beside the kernels queued before it (:mod:`cuzk.backends.cuda.uploads`).
 """

@@ -8,10 +8,10 @@ uploaded once, in CSR form with its rows cut into chunks of at most :data:`CHUNK
 by many work-items and a row of two by one. A term names its coefficient by an index into a table of values
 (:mod:`cuzk.backends.indexed`: 1 and −1, which most terms of a circuit have, then every other term's own), 4 bytes
 a term where the coefficient itself takes 32: at 2^27 constraints, 8 GB less of the device's memory. The caller may
-give the coefficients so (a .zkey's A and B, from one table made over all the key's terms); else :func:`plan` makes
-the table. The table is turned into
-Montgomery form on the device when uploaded (``fr_sparse_to_mont``; a .zkey's, stored c·R², by one reduction:
-``fr_sparse_reduce``); see ``backends/kernels/sparse.c``.
+give the coefficients so (a .zkey's A and B, each with a table of its own from one classification of the key's
+terms); else :func:`plan` makes the table. The table is turned into Montgomery form on the device when uploaded
+(``fr_sparse_to_mont``; a .zkey's, stored c·R², by one reduction: ``fr_sparse_reduce``); see
+``backends/kernels/sparse.c``.
 """
 
 from __future__ import annotations
@@ -23,13 +23,14 @@ import numpy as np
 
 from cuzk.backends.gpu.context import DeviceContext, DeviceScalars
 from cuzk.backends.gpu.errors import DeviceMemoryError
-from cuzk.backends.indexed import ELEMENT, IndexedCoefficients, palette
+from cuzk.backends.indexed import IndexedCoefficients, palette
 from cuzk.backends.limbs import FR_LIMBS
 from cuzk.reference.curves import Curve
 
 PROGRAM = "sparse"
 CHUNK = 16  # terms per work-item at most: rows of many terms are spread over many work-items
 MAX_INDEX = (1 << 32) - 1  # the kernels index terms, chunks and z's rows with u32
+ELEMENT = 8 * FR_LIMBS  # bytes of one Fr element
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,10 @@ class HostCsr:
         return len(self.row_chunk) - 1
 
     @property
+    def chunks(self) -> int:
+        return len(self.chunk_start) - 1
+
+    @property
     def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.table, self.index, self.columns, self.chunk_start, self.row_chunk))
 
@@ -123,10 +128,8 @@ def upload(ctx: DeviceContext, curve: Curve, host: HostCsr) -> DeviceCsr:
         ctx.launch(curve, PROGRAM, "fr_sparse_reduce", len(host.table), device_values, count, reduce_by)
     arrays = (host.index, host.columns, host.chunk_start, host.row_chunk)
     device_index, device_columns, device_starts, device_rows = (ctx.upload(a) for a in arrays)
-    chunks = len(host.chunk_start) - 1
-    return DeviceCsr(
-        ctx, device_values, device_index, device_columns, device_starts, device_rows, host.rows, chunks, host.nbytes
-    )
+    csr = (device_values, device_index, device_columns, device_starts, device_rows)
+    return DeviceCsr(ctx, *csr, host.rows, host.chunks, host.nbytes)
 
 
 def queue_product(ctx: DeviceContext, curve: Curve, matrix: DeviceCsr, z: DeviceScalars, out_rows: int) -> Any:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.pieces import over_pieces
 from cuzk.backends.protocol import Backend
 from cuzk.formats.montgomery import MontgomeryField, from_montgomery, to_montgomery
 from cuzk.reference.curves import Curve
@@ -36,19 +35,13 @@ def split_records(raw: np.ndarray, n8r: int) -> tuple[np.ndarray, np.ndarray, np
     words = np.empty((count, n8r // 8), dtype=np.uint64)
     columns = [np.empty(count, dtype=np.int64) for _ in range(3)]
 
-    def split(start: int) -> None:
-        piece = terms[start : start + SPLIT_ROWS]
+    def split(start: int, stop: int) -> None:
+        piece = terms[start:stop]
         for name, out in zip(("matrix", "constraint", "signal"), columns, strict=True):
-            out[start : start + SPLIT_ROWS] = piece[name]
-        words[start : start + SPLIT_ROWS] = piece["value"]
+            out[start:stop] = piece[name]
+        words[start:stop] = piece["value"]
 
-    workers = min(os.cpu_count() or 1, 8, -(-count // SPLIT_ROWS))
-    if workers <= 1:
-        for start in range(0, count, SPLIT_ROWS):
-            split(start)
-    else:
-        with ThreadPoolExecutor(workers, thread_name_prefix="cuzk-records") as pool:
-            list(pool.map(split, range(0, count, SPLIT_ROWS)))
+    over_pieces(count, SPLIT_ROWS, split)
     matrix, constraint, signal = columns
     return matrix, constraint, signal, words
 
