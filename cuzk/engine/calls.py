@@ -3,7 +3,8 @@
 :class:`TimedCalls` is the one object through which the prover reaches a backend: a method per protocol operation,
 each a plain call of the backend's method inside :meth:`TimedCalls.timed`, which records the wall clock around it
 (the backend level) and the compute the backend reports for it (the internal level, capability TIMINGS): at the
-``perf_counter`` intervals of ``last_internal_intervals()`` when the backend knows them (the cpu backend), else as
+``perf_counter`` intervals of ``last_internal_intervals()`` when the backend knows them (moved inside the call where
+a device's clock, tied to the host's, puts them past its bounds), else as
 one span of ``last_internal_seconds()`` ending with the call (a GPU backend's kernels run after validation and
 queueing). A batch call names its MSMs (``parts``): each one's device time (``last_batch_seconds()``) becomes an
 internal span of that name, ``part_of`` the call.
@@ -110,11 +111,27 @@ def _internal_intervals(backend: Backend, started: float, ended: float) -> list[
     thread, clipped to the call; None when the backend does not report it."""
     intervals = backend.last_internal_intervals()  # type: ignore[attr-defined]
     if intervals is not None:
-        return [(max(a, started), min(b, ended)) for a, b in intervals if a < ended and started < b]
+        shift = _into_call(intervals, started, ended)
+        placed = [(a + shift, b + shift) for a, b in intervals]
+        return [(max(a, started), min(b, ended)) for a, b in placed if a < ended and started < b]
     seconds = backend.last_internal_seconds()  # type: ignore[attr-defined]
     if seconds is None:
         return None
     return [(ended - min(seconds, ended - started), ended)]
+
+
+def _into_call(intervals: list[tuple[float, float]], started: float, ended: float) -> float:
+    """The shift that moves a synchronous call's kernel intervals inside the call when they overhang it: a device's
+    clock is tied to the host's with an error (the round trip of a marker, long on a loaded host), but the call's
+    kernels ran within it, so its bounds correct that error; 0 where they lie inside already."""
+    if not intervals:
+        return 0.0
+    first, last = min(a for a, _ in intervals), max(b for _, b in intervals)
+    if last > ended:
+        return max(ended - last, started - first)
+    if first < started:
+        return min(started - first, ended - last)
+    return 0.0
 
 
 def _batch_parts(backend: Backend, names: list[str], started: float, ended: float) -> list[tuple[str, float, float]]:
