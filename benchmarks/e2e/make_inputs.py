@@ -1,9 +1,11 @@
 """The inputs of the end-to-end benchmark: for each curve and size, a circom-style .r1cs, .wtns and .zkey.
 
 The circuit is MiMC (a dense witness: every value a random-looking field element, none of the zeros and ones that
-make bit circuits cheap) with as many constraints as fill a domain of 2^k; the key is made by the project's own
-one-party setup (``cuzk groth16 setup --backend B``), the witness is the circuit's own. Writes
-``DIR/<curve>-2^k/{circuit.r1cs,witness.wtns,circuit.zkey}`` and prints what each step took.
+make bit circuits cheap) with as many constraints as fill a domain of 2^k: the reference's ``build("mimc", …)``,
+written from arrays by :mod:`cuzk.engine.mimc_arrays` (the same bytes; seconds at 2^22, where building the
+reference's objects took minutes). The key is made by the project's own one-party setup (``cuzk groth16 setup
+--backend B``), the witness is the circuit's own. Writes ``DIR/<curve>-2^k/{circuit.r1cs,witness.wtns,circuit.zkey}``
+and prints what each step took.
 
     python benchmarks/e2e/make_inputs.py DIR --curves bn254,bls12_381 --logs 16,18,20 --setup-backend cuda
 """
@@ -16,9 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from cuzk.formats.r1cs import write_constraint_system
-from cuzk.formats.wtns import write_wtns
-from cuzk.reference.circuits import build
+from cuzk.engine.mimc_arrays import MimcChain
 from cuzk.reference.curves import curve_by_name
 from cuzk.reference.qap import domain_size
 
@@ -29,20 +29,20 @@ def constraints_for(log: int) -> int:
 
 
 def make(folder: Path, curve_name: str, log: int, setup_backend: str) -> None:
+    """One curve and size: the circuit and its witness (checked to fill a domain of exactly 2^log), then the key."""
     curve = curve_by_name(curve_name)
     started = time.perf_counter()
-    cs = build("mimc", curve.Fr, target_constraints=constraints_for(log), seed=log)
-    n = domain_size(cs.num_constraints, cs.num_inputs)
+    chain = MimcChain.from_seed(curve, constraints_for(log), seed=log)
+    n = domain_size(chain.num_constraints, chain.num_inputs)
     if n != 1 << log:
         raise SystemExit(f"{curve_name} 2^{log}: the circuit's domain is {n}, not 2^{log}")
     folder.mkdir(parents=True, exist_ok=True)
-    write_constraint_system(folder / "circuit.r1cs", cs)
-    write_wtns(folder / "witness.wtns", curve.r, [v.value for v in cs.full_assignment()])
+    chain.write(folder / "circuit.r1cs", folder / "witness.wtns")
     built = time.perf_counter()
     command = [sys.executable, "-m", "cuzk.cli", "groth16", "setup", "--backend", setup_backend]
     subprocess.run([*command, str(folder / "circuit.r1cs"), str(folder / "circuit.zkey")], check=True)
     print(
-        f"{curve_name} 2^{log}: {cs.num_constraints} constraints; circuit and witness {built - started:.1f} s, "
+        f"{curve_name} 2^{log}: {chain.num_constraints} constraints; circuit and witness {built - started:.1f} s, "
         f"setup {time.perf_counter() - built:.1f} s",
         flush=True,
     )

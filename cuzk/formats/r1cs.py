@@ -289,21 +289,48 @@ def write_r1cs(
 ) -> None:
     """Write a .r1cs file (for tests and tools): each constraint is three {wire: coefficient} maps."""
     n8 = 8 * limbs.limb_count(prime)
-    header = (
-        struct.pack("<I", n8)
-        + prime.to_bytes(n8, "little")
-        + struct.pack(
-            "<IIIIQI", num_wires, num_outputs, num_public_inputs, num_private_inputs, num_wires, len(constraints)
-        )
-    )
     body = bytearray()
     for constraint in constraints:
         for lc in constraint:
             body += struct.pack("<I", len(lc))
             for wire, coeff in sorted(lc.items()):
                 body += struct.pack("<I", wire) + (coeff % prime).to_bytes(n8, "little")
-    wire_map = b"".join(struct.pack("<Q", i) for i in range(num_wires))
-    write_binfile(path, MAGIC, VERSION, [(1, header), (2, bytes(body)), (3, wire_map)])
+    write_r1cs_body(
+        path,
+        prime,
+        bytes(body),
+        num_wires=num_wires,
+        num_outputs=num_outputs,
+        num_public_inputs=num_public_inputs,
+        num_private_inputs=num_private_inputs,
+        num_constraints=len(constraints),
+    )
+
+
+def write_r1cs_body(
+    path: str | os.PathLike[str],
+    prime: int,
+    body: bytes | np.ndarray,
+    *,
+    num_wires: int,
+    num_outputs: int,
+    num_public_inputs: int,
+    num_private_inputs: int,
+    num_constraints: int,
+) -> None:
+    """Write a .r1cs file whose constraint section is ``body``, already encoded (bytes, or an array written from its
+    own memory: a generator of millions of constraints builds it with numpy, never a Python object per term); the
+    header and the identity wire map (wire i is label i) are made here, and the file appears atomically."""
+    n8 = 8 * limbs.limb_count(prime)
+    header = (
+        struct.pack("<I", n8)
+        + prime.to_bytes(n8, "little")
+        + struct.pack(
+            "<IIIIQI", num_wires, num_outputs, num_public_inputs, num_private_inputs, num_wires, num_constraints
+        )
+    )
+    wire_map = np.arange(num_wires, dtype="<u8")
+    write_binfile(path, MAGIC, VERSION, [(1, header), (2, body), (3, wire_map)])
 
 
 def write_constraint_system(path: str | os.PathLike[str], cs: Any, *, num_private_inputs: int = 0) -> None:
@@ -332,4 +359,5 @@ __all__ = [
     "read_sym",
     "write_constraint_system",
     "write_r1cs",
+    "write_r1cs_body",
 ]
