@@ -37,9 +37,10 @@ MONTGOMERY_FORM = "montgomery_form"  # points_/scalars_from_montgomery: iden3 fi
 POINT_NTT = "point_ntt"  # point_ntt: the NTT over G1/G2 points (a ptau's Lagrange bases, prepare phase2)
 STORED_BASES = "stored_bases"  # prepare_stored_bases: a .zkey's stored words prepared (and checked) as they are
 STORED_POINT_NTT = "stored_point_ntt"  # point_ntt_stored: POINT_NTT over a .ptau's stored words, result in that form
+DEVICES = "devices"  # device_backends: the backends of the several devices this one spans (a batch spread over them)
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
-    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES, STORED_POINT_NTT}
+    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES, STORED_POINT_NTT, DEVICES}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
@@ -282,6 +283,16 @@ class SupportsWarmUp(Protocol):
         ...
 
 
+@runtime_checkable
+class SupportsDevices(Protocol):
+    """Capability DEVICES: a backend over several devices (``CUZK_DEVICE=0,1``), whose own methods split one
+    proof's work across them."""
+
+    def device_backends(self) -> list[Any]:
+        """One backend per device, each usable alone (a batch of proofs spread over them: a prover on each)."""
+        ...
+
+
 def check_csr(indptr: np.ndarray, columns: np.ndarray, num_columns: int) -> tuple[np.ndarray, np.ndarray]:
     """``indptr`` and ``columns`` of a CSR matrix as contiguous int64 arrays: indptr rises from 0 to the number of
     terms, every column lies in 0 … num_columns − 1; else BackendInputError naming the array."""
@@ -323,6 +334,7 @@ __all__ = [
     "CAPABILITIES",
     "COMPUTE_H",
     "DEVICE",
+    "DEVICES",
     "FIELD_OPS",
     "FIXED_BASE",
     "KEPT_SCALARS",
@@ -346,6 +358,7 @@ __all__ = [
     "Reduction",
     "SparseMatrix",
     "SupportsComputeH",
+    "SupportsDevices",
     "SupportsKeptScalars",
     "SupportsMsmBatch",
     "SupportsPreparedBases",

@@ -28,6 +28,7 @@ from cuzk.reference.errors import EnvironmentVariableError
 
 MAX_THREADS = 4096  # more threads than any host has cores: a typo, not a setting
 MAX_DEVICE = 1023  # a device index (CUDA ordinal, OpenCL device of a platform)
+MAX_DEVICES = 64  # devices one proof may be split across (CUZK_DEVICE=0,1,…)
 MAX_TEXT = 100  # characters of a name (a backend, an OpenCL platform)
 SHOWN = 24  # characters of a value repeated in an error; the rest is counted, not shown
 TRUE, FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -117,9 +118,31 @@ def backend_name() -> str | None:
 
 
 def device() -> int | None:
-    """CUZK_DEVICE: the GPU index (None: the backend's default device); InvalidDeviceError when malformed."""
-    unset = "the backend's default device"
-    return env_int("CUZK_DEVICE", 0, MAX_DEVICE, what="a device index", unset=unset, error=DeviceVariableError)
+    """CUZK_DEVICE's first GPU index (None: the backend's default device); InvalidDeviceError when malformed."""
+    indexes = devices()
+    return None if indexes is None else indexes[0]
+
+
+def devices() -> list[int] | None:
+    """CUZK_DEVICE: one GPU index, or several separated by commas (``0,1``: a proof split across those devices;
+    an index named twice gives that device two contexts, as the tests do on one GPU); None when unset.
+    InvalidDeviceError when any part is malformed."""
+    value = raw("CUZK_DEVICE")
+    if value is None:
+        return None
+    parts = value.split(",")
+    if len(parts) > MAX_DEVICES or not all(parts):
+        accepts = f"an integer from 0 to {MAX_DEVICE}, or up to {MAX_DEVICES} of them separated by commas"
+        raise refuse("CUZK_DEVICE", value, "a device index", accepts, DeviceVariableError)
+    return [_device_index(part.strip(), value) for part in parts]
+
+
+def _device_index(part: str, value: str) -> int:
+    digits = part.lstrip("0") or "0"
+    if not (part.isascii() and part.isdigit() and len(digits) <= len(str(MAX_DEVICE)) and int(digits) <= MAX_DEVICE):
+        accepts = f"an integer from 0 to {MAX_DEVICE}, or several separated by commas (0,1)"
+        raise refuse("CUZK_DEVICE", value, "a device index", accepts, DeviceVariableError)
+    return int(digits)
 
 
 def threads() -> int | None:
@@ -178,7 +201,13 @@ class Variable:
 
 VARIABLES: tuple[Variable, ...] = (
     Variable("CUZK_BACKEND", "the backend", "a registered backend name (any case) or auto", "auto", backend_name),
-    Variable("CUZK_DEVICE", "the GPU index", f"an integer 0 … {MAX_DEVICE}", "the backend's default (0)", device),
+    Variable(
+        "CUZK_DEVICE",
+        "the GPU index (several: a proof split across them)",
+        f"integers 0 … {MAX_DEVICE}, as 0 or 0,1",
+        "the backend's default (0)",
+        devices,
+    ),
     Variable("CUZK_THREADS", "the cpu backend's threads", f"an integer 1 … {MAX_THREADS}", "every core", threads),
     Variable("CUZK_VERIFY", "verify every proof made", "1 0 true false yes no on off (any case)", "off", verify),
     Variable(

@@ -9,7 +9,8 @@ unavailable with the reason.
 Selection (:func:`get_backend`): an explicit name wins, then ``CUZK_BACKEND``, then ``auto``. A named backend that
 cannot run is an error saying why; only ``auto`` falls back, to the available backend of highest ``priority``
 (cuda 300 > opencl 200 > cpu 100 > reference 0). ``CUZK_DEVICE`` (a GPU index) is validated here and handed to
-every factory; :func:`selection` says what :func:`get_backend` would pick and why, for ``cuzk info``.
+every factory; several indexes (``0,1``) make a device backend one instance per device, joined into one
+(:mod:`cuzk.backends.split`); :func:`selection` says what :func:`get_backend` would pick and why, for ``cuzk info``.
 
 When ``auto`` had to skip a faster backend that cannot run here (no GPU, CuPy not installed), :func:`get_backend`
 emits a :class:`~cuzk.backends.errors.BackendFallbackWarning` once per process, a short message naming the backend
@@ -45,7 +46,7 @@ AUTO = "auto"
 # Priorities of the built-in names, used to rank an entry whose import failed (its class could not say).
 BUILTIN_PRIORITIES = {"cuda": 300, "opencl": 200, "cpu": 100, "reference": 0}
 
-_instances: dict[tuple[str, str, int | None], Any] = {}
+_instances: dict[tuple[Any, ...], Any] = {}
 _fallback_warned = False
 
 
@@ -107,9 +108,10 @@ def entry_points() -> list[metadata.EntryPoint]:
     return _entry_points_read[key]
 
 
-def _load(ep: metadata.EntryPoint, device: int | None) -> tuple[Backend | None, str | None]:
-    """Import and instantiate one entry point; on any failure, (None, the reason)."""
-    key = (ep.name, ep.value, device)
+def _load(ep: metadata.EntryPoint, device: int | None, copy: int = 0) -> tuple[Backend | None, str | None]:
+    """Import and instantiate one entry point; on any failure, (None, the reason). ``copy`` > 0: another instance
+    for the same device (its own context: CUZK_DEVICE=0,0)."""
+    key = (ep.name, ep.value, device, copy)
     if key in _instances:
         return _instances[key], None
     try:
@@ -224,7 +226,31 @@ def get_backend(name: str | None = None) -> Backend:
         _fallback_warned = True
         warnings.warn(fallback_message(chosen, skipped), BackendFallbackWarning, stacklevel=_outside_cuzk())
     assert chosen.backend is not None
-    return chosen.backend
+    ep = next(ep for ep in entry_points() if ep.name == chosen.name)
+    return _on_devices(ep, chosen.backend)
+
+
+def _on_devices(ep: metadata.EntryPoint, backend: Backend) -> Backend:
+    """``backend``, or where CUZK_DEVICE names several devices and it is a device backend, one instance of it per
+    device joined into one (:class:`~cuzk.backends.split.SplitBackend`: a proof's MSMs split across them)."""
+    indexes = env.devices()
+    if indexes is None or len(indexes) < 2 or not has_capability(backend, DEVICE):
+        return backend
+    key = (ep.name, ep.value, tuple(indexes), "split")
+    if key not in _instances:
+        children = [backend]
+        for position, device in enumerate(indexes[1:], start=1):
+            child, reason = _load(ep, device, indexes[:position].count(device))
+            reason = reason if child is None else _availability(child)
+            if reason is not None:
+                raise BackendUnavailableError(
+                    ep.name, f"device {device} (CUZK_DEVICE={','.join(map(str, indexes))}): {reason}"
+                )
+            children.append(child)  # type: ignore[arg-type]
+        from cuzk.backends.split import SplitBackend
+
+        _instances[key] = SplitBackend(children)  # type: ignore[assignment]
+    return _instances[key]  # type: ignore[return-value]
 
 
 def fallback_message(chosen: BackendEntry, skipped: list[BackendEntry]) -> str:
@@ -280,7 +306,7 @@ def _named(requested: str, source: str) -> Backend:
     if reason is not None:
         raise BackendUnavailableError(requested, reason)
     assert backend is not None
-    return backend
+    return _on_devices(ep, backend)
 
 
 def resolve_backend(backend: Backend | str | None) -> Backend:

@@ -1,7 +1,7 @@
 """The options several commands share: --backend, and --device, --threads, --window of the engine.
 
-The engine reads its settings from the environment, so the options mirror it: --device sets CUZK_DEVICE and
---threads CUZK_THREADS (the cpu backend's thread count) before the backend is chosen.
+The engine reads its settings from the environment, so the options mirror it: --device sets CUZK_DEVICE (one GPU
+index or several) and --threads CUZK_THREADS (the cpu backend's thread count) before the backend is chosen.
 """
 
 from __future__ import annotations
@@ -20,7 +20,12 @@ def add_backend_option(parser: argparse.ArgumentParser) -> None:
 
 
 def add_engine_options(parser: argparse.ArgumentParser, *, window: bool = True) -> None:
-    parser.add_argument("--device", type=int, default=None, help="GPU index (sets CUZK_DEVICE)")
+    parser.add_argument(
+        "--device",
+        default=None,
+        metavar="N[,M…]",
+        help="GPU index, or several (0,1: one proof split across them, a batch spread over them); sets CUZK_DEVICE",
+    )
     parser.add_argument("--threads", type=int, default=None, help="CPU threads of the cpu backend (CUZK_THREADS)")
     if window:
         parser.add_argument("--window", type=int, default=None, help="Pippenger window in bits for every MSM")
@@ -39,7 +44,10 @@ def apply_engine_options(args: argparse.Namespace) -> None:
     name and device): with --threads they are forgotten, so a command run in a process that made one already (a
     test, a notebook) gets a backend made with this count."""
     if args.device is not None:
+        from cuzk.backends import env
+
         os.environ["CUZK_DEVICE"] = str(args.device)
+        env.devices()  # a malformed list is refused here, naming the option's variable
     if args.threads is not None:
         from cuzk.backends import registry
 

@@ -15,12 +15,13 @@ from functools import partial
 from typing import Any
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import DEVICE, has_capability
+from cuzk.backends.protocol import DEVICE, DEVICES, has_capability
 from cuzk.backends.registry import get_backend
 from cuzk.engine.pipeline import Local, prove_many
 from cuzk.engine.progress import NullProgress, Progress
 from cuzk.engine.prover import Prover
 from cuzk.engine.setup import one_party_setup
+from cuzk.engine.spread import prove_spread
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
 from cuzk.engine.warm import proof_sizes, warm_up
@@ -122,20 +123,23 @@ def prove_circuit(
         if warming.started:
             with step("compile (first run)", "compile", "compile the proof's kernels (first run)"):
                 warming.wait()
+    # several devices (CUZK_DEVICE=0,1): one proof split across them, or a batch with a prover on each
+    devices = backend.device_backends() if proofs > 1 and has_capability(backend, DEVICES) else None  # type: ignore[attr-defined]
     with step("prepare key", "prepare_key"):
-        prover = Prover(pk, backend, window=window, recorder=recorder, verify=verify_each)
-        prover.compile(cs)  # the circuit's QAP matrices, once per key
+        lanes = [Prover(pk, b, window=window, recorder=recorder, verify=verify_each) for b in devices or [backend]]
+        for prover in lanes:
+            prover.compile(cs)  # the circuit's QAP matrices, once per key
     processes = synthesis == "process" or (synthesis == "auto" and has_capability(backend, DEVICE))
     publics: dict[int, list[object]] = {}  # the public inputs of each job, kept for verification (not the systems)
     with step("prove" if proofs == 1 else f"prove ×{proofs}", "proofs"):
-        results = _prove_all(prover, cs, circuit, target_constraints, seed, proofs, processes, display, publics)
+        results = _prove_all(lanes, cs, circuit, target_constraints, seed, proofs, processes, display, publics)
     with step("verify", "verify"):
         ok = all(check_made_proof(pk.vk, publics[k], proof, backend) for k, proof in enumerate(results))
     return ProveReport(circuit, curve.name, backend.name, cs.num_constraints, proofs, ok, step.seconds, recorder, n)
 
 
 def _prove_all(
-    prover: Prover,
+    lanes: list[Prover],
     cs: Any,
     circuit: str,
     target_constraints: int,
@@ -147,15 +151,19 @@ def _prove_all(
 ) -> list[Any]:
     """The proofs of the job: the first witness is ``cs``; the others are synthesized on a thread beside the
     prover, or (``processes``) in a worker process whose Python does not hold the prover's GIL (a GPU proof's
-    launches wait for it otherwise). ``publics`` receives each job's public inputs."""
-    curve = prover.curve
+    launches wait for it otherwise); with several ``lanes`` (a prover per device), each job goes to the first one
+    free. ``publics`` receives each job's public inputs."""
+    curve = lanes[0].curve
 
     def keep_publics(k: int, witness: Assignment) -> None:
         publics[k] = [curve.Fr(x) for x in limbs.limbs_to_ints(witness.z[1 : cs.num_inputs])]
 
     jobs: list[Callable[[], Any]] = [Local(lambda: cs)]
     jobs += [partial(synthesize, circuit, curve.name, target_constraints, f"{seed}/{k}") for k in range(1, proofs)]
-    return list(prove_many(prover, jobs, progress=display, processes=processes and proofs > 1, on_witness=keep_publics))
+    options: dict[str, Any] = {"progress": display, "processes": processes and proofs > 1, "on_witness": keep_publics}
+    if len(lanes) > 1:
+        return list(prove_spread(lanes, jobs, **options))
+    return list(prove_many(lanes[0], jobs, **options))
 
 
 __all__ = ["ProveReport", "prove_circuit", "synthesize"]

@@ -106,6 +106,15 @@ class _Producer:
                 self.thread.join(timeout=0.05)
 
 
+def _renumbered(
+    on_witness: Callable[[int, Assignment], None], numbering: Callable[[int], int]
+) -> Callable[[int, Assignment], None]:
+    def seen(k: int, witness: Assignment) -> None:
+        on_witness(numbering(k), witness)
+
+    return seen
+
+
 def prove_many(
     prover: Prover,
     jobs: Iterable[Callable[[], Any]],
@@ -115,6 +124,7 @@ def prove_many(
     progress: Progress | None = None,
     processes: bool = False,
     on_witness: Callable[[int, Assignment], None] | None = None,
+    numbering: Callable[[int], int] | None = None,
 ) -> Iterator[Proof]:
     """Yield one proof per job; each job is a callable that synthesizes and returns a satisfied ConstraintSystem.
 
@@ -123,7 +133,12 @@ def prove_many(
     proof that does not verify raises ProofSelfCheckError naming job k. ``processes`` synthesizes in a worker
     process (the jobs must pickle, except :class:`Local` ones; the prover must have compiled the circuit).
     ``on_witness(k, witness)`` sees each witness before its proof (its public inputs are z[1 : num_inputs]).
+    ``numbering(k)``: job k's number in a larger batch (:func:`~cuzk.engine.spread.prove_spread` deals one batch
+    to several provers), which ``randomness``, ``on_witness`` and the errors then use instead of k.
     """
+    number = numbering if numbering is not None else (lambda k: k)
+    if on_witness is not None and numbering is not None:
+        on_witness = _renumbered(on_witness, numbering)
     if depth < 1:
         raise ParameterError(f"the pipeline depth must be at least 1, got {depth}")
     if processes and prover.qap is None:
@@ -137,9 +152,9 @@ def prove_many(
                 if item is _DONE:
                     return
                 raise item
-            r, s = randomness(k) if randomness is not None else (None, None)
+            r, s = randomness(number(k)) if randomness is not None else (None, None)
             proof = prover.prove_assignment(
-                item.z, item.a, item.b, item.c, r=r, s=s, index=k, z_kept=item.z_kept, abc_kept=item.abc_kept
+                item.z, item.a, item.b, item.c, r=r, s=s, index=number(k), z_kept=item.z_kept, abc_kept=item.abc_kept
             )
             if progress is not None:
                 progress.proof_done()

@@ -19,7 +19,14 @@ import pytest
 
 from cuzk.backends import get_backend, limbs
 from cuzk.backends.cpu import CpuBackend, QuotientNotDivisibleError
-from cuzk.backends.protocol import BINARY_FIELD_OPS, CAPABILITIES, DEVICE, STORED_POINT_NTT, UNARY_FIELD_OPS
+from cuzk.backends.protocol import (
+    BINARY_FIELD_OPS,
+    CAPABILITIES,
+    DEVICE,
+    DEVICES,
+    STORED_POINT_NTT,
+    UNARY_FIELD_OPS,
+)
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.reference.curves import BLS12_381, BN254, Curve, Point
 from cuzk.reference.errors import CuzkError, NotInvertibleError, UnsatisfiedConstraintError
@@ -310,8 +317,9 @@ def test_registered_and_described(cpu: CpuBackend) -> None:
     assert isinstance(backend, CpuBackend) and backend.priority == 100
     # every capability but a device's: it computes on the host; a file's stored words are its own Montgomery form,
     # which it decodes (MONTGOMERY_FORM) or keeps as they are for its MSMs (STORED_BASES); the point NTT of stored
-    # words is a device's (STORED_POINT_NTT): on the host, prepare phase2 decodes around point_ntt
-    assert backend.capabilities == CAPABILITIES - {DEVICE, STORED_POINT_NTT}
+    # words is a device's (STORED_POINT_NTT): on the host, prepare phase2 decodes around point_ntt; DEVICES is a
+    # backend's over several devices (backends/split.py)
+    assert backend.capabilities == CAPABILITIES - {DEVICE, STORED_POINT_NTT, DEVICES}
     info = backend.describe()
     assert "threads" in info["device"] and info["threads"] >= 1
     assert {"numba", "llvmlite", "numpy"} <= set(info["versions"])
