@@ -230,27 +230,31 @@ def get_backend(name: str | None = None) -> Backend:
     return _on_devices(ep, chosen.backend)
 
 
-def _on_devices(ep: metadata.EntryPoint, backend: Backend) -> Backend:
+def _on_devices(ep: metadata.EntryPoint, backend: Backend, *, probe: bool = True) -> Backend:
     """``backend``, or where CUZK_DEVICE names several devices and it is a device backend, one instance of it per
-    device joined into one (:class:`~cuzk.backends.split.SplitBackend`: a proof's MSMs split across them)."""
+    device joined into one (:class:`~cuzk.backends.split.SplitBackend`: a proof's MSMs split across them); with
+    ``probe``, every device must be available (BackendUnavailableError naming the one that is not)."""
     indexes = env.devices()
     if indexes is None or len(indexes) < 2 or not has_capability(backend, DEVICE):
         return backend
+    listed = ",".join(map(str, indexes))
     key = (ep.name, ep.value, tuple(indexes), "split")
     if key not in _instances:
         children = [backend]
         for position, device in enumerate(indexes[1:], start=1):
             child, reason = _load(ep, device, indexes[:position].count(device))
-            reason = reason if child is None else _availability(child)
-            if reason is not None:
-                raise BackendUnavailableError(
-                    ep.name, f"device {device} (CUZK_DEVICE={','.join(map(str, indexes))}): {reason}"
-                )
-            children.append(child)  # type: ignore[arg-type]
+            if child is None:
+                raise BackendUnavailableError(ep.name, f"device {device} (CUZK_DEVICE={listed}): {reason}")
+            children.append(child)
         from cuzk.backends.split import SplitBackend
 
-        _instances[key] = SplitBackend(children)  # type: ignore[assignment]
-    return _instances[key]  # type: ignore[return-value]
+        _instances[key] = SplitBackend(children)
+    split = _instances[key]
+    for device, child in zip(indexes[1:], split.children[1:], strict=True) if probe else ():
+        reason = _availability(child)
+        if reason is not None:
+            raise BackendUnavailableError(ep.name, f"device {device} (CUZK_DEVICE={listed}): {reason}")
+    return split  # type: ignore[no-any-return]
 
 
 def fallback_message(chosen: BackendEntry, skipped: list[BackendEntry]) -> str:
@@ -291,7 +295,13 @@ def unprobed(name: str) -> Backend | None:
     """The backend object registered as ``name``, made but not yet asked whether it can run (a device backend has
     then imported nothing of its API); None when no entry point has that name or it cannot be loaded."""
     ep = next((ep for ep in entry_points() if ep.name == name), None)
-    return None if ep is None else _load(ep, device_index())[0]
+    backend = None if ep is None else _load(ep, device_index())[0]
+    if ep is None or backend is None:
+        return None
+    try:
+        return _on_devices(ep, backend, probe=False)  # several devices: joined, none probed yet
+    except BackendUnavailableError:
+        return None  # get_backend raises it when the command waits for the backend
 
 
 def _named(requested: str, source: str) -> Backend:

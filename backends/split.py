@@ -66,6 +66,7 @@ SPLIT_CAPABILITIES = frozenset(
 )  # what a split backend offers when every device offers it
 MIN_POINTS = 1 << 14  # bases of fewer points per device stay whole on one device
 G2_WEIGHT = 3  # a G2 point costs about three G1 points in an MSM (Fq2 arithmetic): the queries' balance
+CALLS_AT_ONCE = 4  # calls of the split backend that may run at once, from different threads
 T = TypeVar("T")
 
 
@@ -111,7 +112,10 @@ class SplitBackend(BackendBase):
         self.MSM_CHECKS_SCALARS = all(getattr(c, "MSM_CHECKS_SCALARS", False) for c in children)  # type: ignore[misc]
         self.SPARSE_INDEXED = True  # the children expand IndexedCoefficients themselves where they must
         self._load = [0.0] * len(children)  # the points each device holds (queries: where the next set goes)
-        self._pool = ThreadPoolExecutor(len(children), thread_name_prefix="cuzk-split")
+        self._load_lock = threading.Lock()
+        # threads enough for several calls at once (B_G2's thread beside the G1 MSMs): one call never waits for
+        # another's device calls to free a thread
+        self._pool = ThreadPoolExecutor(CALLS_AT_ONCE * len(children), thread_name_prefix="cuzk-split")
         self._per_thread = threading.local()
 
     def device_backends(self) -> list[Any]:
@@ -193,14 +197,15 @@ class SplitBackend(BackendBase):
         """(device, start, stop) of each piece of a set of n bases."""
         weight = n * (G2_WEIGHT if group == "g2" else 1)
         devices = len(self.children)
-        if self.split == "queries" or n < self.min_points * devices:
-            device = min(range(devices), key=lambda d: (self._load[d] / self.weights[d], d))
-            self._load[device] += weight
-            return [(device, 0, n)]
-        total = sum(self.weights)
-        edges = [0] + [round(n * sum(self.weights[: d + 1]) / total) for d in range(devices)]
-        for d in range(devices):
-            self._load[d] += weight * self.weights[d] / total
+        with self._load_lock:
+            if self.split == "queries" or n < self.min_points * devices:
+                device = min(range(devices), key=lambda d: (self._load[d] / self.weights[d], d))
+                self._load[device] += weight
+                return [(device, 0, n)]
+            total = sum(self.weights)
+            edges = [0] + [round(n * sum(self.weights[: d + 1]) / total) for d in range(devices)]
+            for d in range(devices):
+                self._load[d] += weight * self.weights[d] / total
         return [(d, edges[d], edges[d + 1]) for d in range(devices) if edges[d + 1] > edges[d]]
 
     def _prepare_bases_for(self, curve: Curve, group: str, bases: np.ndarray, uses: int | None) -> tuple[Piece, ...]:

@@ -15,7 +15,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendInputError
 from cuzk.backends.protocol import DEVICE, FIXED_BASE, KEPT_SCALARS, STORED_BASES, has_capability
-from cuzk.backends.registry import get_backend, refresh
+from cuzk.backends.registry import get_backend, refresh, unprobed
 from cuzk.backends.split import SPLITS, SplitBackend
 from cuzk.reference.curves import Curve, curve_by_name
 from cuzk.reference.errors import ParameterError
@@ -153,8 +153,9 @@ def test_the_registry_joins_the_devices_of_cuzk_device(monkeypatch: pytest.Monke
     monkeypatch.setenv("CUZK_DEVICE", "0,0")
     refresh()
     try:
+        early = unprobed("opencl")  # what a command reads its key for while the devices start
         backend = get_backend("opencl")
-        assert isinstance(backend, SplitBackend) and backend.name == "opencl[0,0]"
+        assert isinstance(backend, SplitBackend) and backend.name == "opencl[0,0]" and early is backend
         assert len({id(c) for c in backend.children}) == 2 and has_capability(backend, DEVICE)
         assert not isinstance(get_backend("cpu"), SplitBackend)
         monkeypatch.setenv("CUZK_DEVICE", "0,,1")
