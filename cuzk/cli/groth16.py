@@ -20,7 +20,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from cuzk.cli.options import Subparsers, add_backend_option
+from cuzk.cli.options import Subparsers, add_backend_option, add_device_option, apply_device_option
 
 if TYPE_CHECKING:  # the engine is imported when a command runs, not when the parser is built
     from cuzk.engine.files_job import FilesProof
@@ -37,6 +37,7 @@ def run_prove(args: argparse.Namespace) -> int:
     from cuzk.formats.outputs import atomic_outputs
 
     check_prove_outputs(args)
+    apply_device_option(args)
     recorder = process_recorder()  # imports included: the engine's modules are loaded above
     with progress_display(1, quiet=args.quiet) as display:
         job = prove_files(
@@ -201,6 +202,7 @@ def add_parser(subparsers: Subparsers) -> None:
     prove.add_argument("proof", help="proof.json to write")
     prove.add_argument("public", help="public.json to write")
     add_backend_option(prove)
+    add_device_option(prove)
     prove.add_argument("--r1cs", help="the circuit's .r1cs: check the witness first, naming a failing constraint")
     prove.add_argument("--sym", help="the circuit's .sym: signal names in that message")
     prove.add_argument("--no-verify", action="store_true", help="skip verifying the proof made (about 0.5 s)")

@@ -175,3 +175,47 @@ def test_conformance_is_unchanged_across_devices(kind: str) -> None:
     counts = report.counts()
     failed = [result for _, result in report.results if result.status == "failed"]
     assert failed == [] and counts["passed"] >= 100, (counts, failed[:3])
+
+
+def test_cuzk_groth16_prove_on_two_devices(tmp_path: Path) -> None:
+    """``cuzk groth16 prove --device 0,0`` proves on the joined devices (two contexts of PoCL's one device here) and
+    ``cuzk groth16 verify`` accepts the proof with the fixture's verifying key."""
+    import subprocess
+    import sys
+
+    usable_or_skip("opencl")
+    folder = FIXTURES / "bn128"
+    proof, public = tmp_path / "proof.json", tmp_path / "public.json"
+    cli = [sys.executable, "-m", "cuzk.cli", "groth16"]
+    made = subprocess.run(
+        [
+            *cli,
+            "prove",
+            "--backend",
+            "opencl",
+            "--device",
+            "0,0",
+            str(folder / "circuit_final.zkey"),
+            str(folder / "witness.wtns"),
+            str(proof),
+            str(public),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert made.returncode == 0 and "backend opencl[0,0]" in made.stdout + made.stderr, made.stdout + made.stderr
+    checked = subprocess.run(
+        [*cli, "verify", str(folder / "verification_key.json"), str(public), str(proof)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    refused = subprocess.run(
+        [*cli, "prove", "--device", "0;1", "a.zkey", "w.wtns", "p.json", "q.json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert refused.returncode != 0 and "CUZK_DEVICE" in refused.stderr, refused.stderr
