@@ -48,7 +48,7 @@ MAX_TASK_POINTS = 1 << 18  # a task's buffers: ~3·2^18 points (BLS12-381 G2: 15
 # --- signed digits ----------------------------------------------------------------------------------------------
 
 
-@njit(**JIT)
+@njit(**JIT, inline="always")  # numba inlines it into each caller: as a call it cost more than its work
 def window_bits(scalars: np.ndarray, i: int, t: int, c: int) -> int:
     """Bits c·t … c·t + c − 1 of scalar i (little-endian uint64 limbs; bits past the last limb are 0)."""
     bit = t * c
@@ -84,7 +84,7 @@ def signed_carries(
         carries[i, w] = carry
 
 
-@njit(**JIT)
+@njit(**JIT, inline="always")  # as a call, the sort's digits took 10× the time of the sort itself
 def digit(scalars: np.ndarray, carries: np.ndarray, i: int, t: int, c: int) -> int:
     """d_t(k_i), the signed digit of window t of scalar i."""
     return window_bits(scalars, i, t, c) + np.int64(carries[i, t]) - (np.int64(carries[i, t + 1]) << c)
