@@ -2,8 +2,8 @@
 
 Modules: :mod:`.params` (constants from the reference's curve data), :mod:`.emit` (the LLVM IR of limb
 arithmetic), :mod:`.field` (Montgomery arithmetic on 64-bit limbs and Fq2, as numba intrinsics), :mod:`.curve`
-(G1/G2 point arithmetic), :mod:`.msm` and :mod:`.buckets` (signed-digit Pippenger with batch-affine bucket sums;
-:mod:`.free_scalars` splits off the zeros and ones of a witness),
+(G1/G2 point arithmetic), :mod:`.msm`, :mod:`.digits` and :mod:`.buckets` (signed-digit Pippenger with
+batch-affine bucket sums; :mod:`.free_scalars` splits off the zeros and ones of a witness),
 :mod:`.ntt` (radix-2 NTT, the fused H), :mod:`.fieldops` (FIELD_OPS), :mod:`.fixed_base` (FIXED_BASE: many
 multiples of a generator, for a setup), :mod:`.sparse` (SPARSE: CSR matrices over Fr, the witness side of a proof,
 which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS: the internal time of a call) and

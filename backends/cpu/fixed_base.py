@@ -19,9 +19,9 @@ import numpy as np
 from numba import njit
 
 from cuzk.backends.cpu.curve import add_affine, add_xyzz, from_affine, identity, to_affine
+from cuzk.backends.cpu.digits import window_bits
 from cuzk.backends.cpu.field import from_mont, inv, is_zero, load, mul, one, store, to_mont
 from cuzk.backends.cpu.jit import JIT
-from cuzk.backends.cpu.msm import window_bits
 
 WINDOW = 8  # T has ⌈255/8⌉ = 32 rows of 255 points (BN254 G1: 0.5 MiB)
 CHUNK = 1024  # points brought to affine form by one inversion

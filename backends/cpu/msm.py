@@ -7,7 +7,8 @@ points, windows with no non-zero digit skipped, busy ones split so that every th
 
 1. the digits d_t(k_i) of its points; a zero digit or an infinity base contributes nothing and is dropped;
 2. the (point, bucket |d|) pairs sorted by bucket (a counting sort; an argsort when 2^(c−1) buckets would dwarf
-   the points, so any window up to 32 bits works), the points gathered in that order, negated where d < 0;
+   the points, so any window up to 32 bits works; steps 1–2 are :mod:`.digits`), the points gathered in that
+   order, negated where d < 0;
 3. each bucket summed as a binary tree in affine coordinates, all buckets' pairs of one tree level at once: a
    level costs one field inversion for all its additions (Montgomery's batch inversion) and 6 multiplications per
    addition, against 10 for an XYZZ mixed addition. P + P (doubling, λ = 3x²/2y) and P + (−P) (the pair vanishes)
@@ -32,6 +33,7 @@ from numba import njit
 
 from cuzk.backends.cpu.buckets import bucket_reduction, bucket_trees, gather
 from cuzk.backends.cpu.curve import add_xyzz, double, identity, to_affine
+from cuzk.backends.cpu.digits import SCALAR_LIMBS, signed_carries, sort_by_bucket
 from cuzk.backends.cpu.field import (
     from_mont,
     is_zero,
@@ -42,116 +44,7 @@ from cuzk.backends.cpu.field import (
 from cuzk.backends.cpu.jit import JIT
 from cuzk.reference.msm import window_count
 
-SCALAR_LIMBS = 4
 MAX_TASK_POINTS = 1 << 18  # a task's buffers: ~3·2^18 points (BLS12-381 G2: 150 MiB)
-
-# --- signed digits ----------------------------------------------------------------------------------------------
-
-
-@njit(**JIT, inline="always")  # numba inlines it into each caller: as a call it cost more than its work
-def window_bits(scalars: np.ndarray, i: int, t: int, c: int) -> int:
-    """Bits c·t … c·t + c − 1 of scalar i (little-endian uint64 limbs; bits past the last limb are 0)."""
-    bit = t * c
-    limb = bit >> 6
-    if limb >= SCALAR_LIMBS:
-        return 0
-    off = bit & 63
-    v = scalars[i, limb] >> np.uint64(off)
-    if off + c > 64 and limb + 1 < SCALAR_LIMBS:
-        v |= scalars[i, limb + 1] << np.uint64(64 - off)
-    return np.int64(v & ((np.uint64(1) << np.uint64(c)) - np.uint64(1)))
-
-
-@njit(**JIT)
-def signed_carries(
-    scalars: np.ndarray, c: int, w: int, start: int, stop: int, carries: np.ndarray, nonzero: np.ndarray
-) -> None:
-    """carries[i, t] ∈ {0, 1}: the carry into window t of scalar i, for rows start … stop − 1 (t = 0 … w);
-    nonzero[t] += the number of those scalars whose digit t is not zero (the work of window t).
-
-    The recurrence of the reference's signed_digits: v = bits_t + carry_t; carry_{t+1} = [v > 2^(c−1)].
-    The digit of window t is then v − carry_{t+1}·2^c (:func:`digit`): zero exactly when v is 0 or 2^c.
-    """
-    half, full = 1 << (c - 1), 1 << c
-    for i in range(start, stop):
-        carry = 0
-        for t in range(w):
-            carries[i, t] = carry
-            v = window_bits(scalars, i, t, c) + carry
-            carry = 1 if v > half else 0
-            if v != 0 and v != full:
-                nonzero[t] += 1
-        carries[i, w] = carry
-
-
-@njit(**JIT, inline="always")  # as a call, the sort's digits took 10× the time of the sort itself
-def digit(scalars: np.ndarray, carries: np.ndarray, i: int, t: int, c: int) -> int:
-    """d_t(k_i), the signed digit of window t of scalar i."""
-    return window_bits(scalars, i, t, c) + np.int64(carries[i, t]) - (np.int64(carries[i, t + 1]) << c)
-
-
-# --- one window -------------------------------------------------------------------------------------------------
-
-
-@njit(**JIT)
-def sort_by_bucket(
-    scalars: np.ndarray,
-    infinity: np.ndarray,
-    carries: np.ndarray,
-    t: int,
-    c: int,
-    start: int,
-    stop: int,
-    order: np.ndarray,
-    seg_bucket: np.ndarray,
-    seg_start: np.ndarray,
-    seg_count: np.ndarray,
-    counts: np.ndarray,
-    scratch: np.ndarray,
-) -> int:
-    """The non-zero digits of window t of the points start … stop − 1, grouped by bucket |d|, buckets ascending;
-    returns the number of buckets.
-
-    ``order[k]`` is i (d > 0) or −(i + 1) (d < 0) for the k-th term; bucket s holds order[seg_start[s] …] for
-    seg_count[s] terms. ``counts`` (2^(c−1) + 1 entries, or empty) selects the counting sort; ``scratch`` is
-    (2, stop − start) or larger.
-    """
-    keys, terms = scratch[0], scratch[1]
-    m = 0
-    for i in range(start, stop):
-        if infinity[i]:
-            continue
-        d = digit(scalars, carries, i, t, c)
-        if d != 0:
-            keys[m] = d if d > 0 else -d
-            terms[m] = i if d > 0 else -(i + 1)
-            m += 1
-    nseg = 0
-    if counts.shape[0] > 0:
-        counts[:] = 0
-        for k in range(m):
-            counts[keys[k]] += 1
-        pos = 0
-        for j in range(1, counts.shape[0]):
-            cnt = counts[j]
-            if cnt:
-                seg_bucket[nseg], seg_start[nseg], seg_count[nseg] = j, pos, cnt
-                nseg += 1
-            counts[j] = pos
-            pos += cnt
-        for k in range(m):
-            order[counts[keys[k]]] = terms[k]
-            counts[keys[k]] += 1
-    else:
-        perm = np.argsort(keys[:m])
-        for k in range(m):
-            order[k] = terms[perm[k]]
-            key = keys[perm[k]]
-            if nseg == 0 or seg_bucket[nseg - 1] != key:
-                seg_bucket[nseg], seg_start[nseg], seg_count[nseg] = key, k, 0
-                nseg += 1
-            seg_count[nseg - 1] += 1
-    return nseg
 
 
 @njit(**JIT)

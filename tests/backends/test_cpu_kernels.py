@@ -13,6 +13,7 @@ import pytest
 
 from cuzk.backends import limbs
 from cuzk.backends.cpu import curve as ec
+from cuzk.backends.cpu import digits as signed
 from cuzk.backends.cpu import field as fd
 from cuzk.backends.cpu import jit
 from cuzk.backends.cpu import msm as pippenger
@@ -158,11 +159,11 @@ def test_signed_digits_are_the_references(window: int) -> None:
     w = window_count(r.bit_length(), window)
     carries = np.zeros((len(ks), w + 1), np.uint8)
     nonzero = np.zeros(w, np.int64)
-    pippenger.signed_carries(scalars, window, w, 0, len(ks), carries, nonzero)
+    signed.signed_carries(scalars, window, w, 0, len(ks), carries, nonzero)
     expected_nonzero = np.zeros(w, np.int64)
     for i, k in enumerate(ks):
         digits = signed_digits(k, window, w)
-        assert [pippenger.digit(scalars, carries, i, t, window) for t in range(w)] == digits, k
+        assert [signed.digit(scalars, carries, i, t, window) for t in range(w)] == digits, k
         expected_nonzero += np.array(digits) != 0
     assert np.array_equal(nonzero, expected_nonzero)
 
