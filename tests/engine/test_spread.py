@@ -85,3 +85,23 @@ def test_closing_early_stops_every_device_and_bad_arguments_are_refused() -> Non
         list(prove_spread([], []))
     with pytest.raises(ParameterError):
         list(prove_spread([lanes[0], lanes[0]], []))
+
+
+def test_cuzk_prove_spreads_a_batch_over_the_devices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cuzk prove --proofs 3`` on two devices (two PoCL contexts) gives each device a prover and every proof
+    verifies; the report names the joined backend."""
+    from cuzk.backends.registry import refresh
+    from cuzk.engine.circuit_job import prove_circuit
+
+    usable_or_skip("opencl")
+    monkeypatch.setenv("CUZK_DEVICE", "0,0")
+    refresh()
+    try:
+        report = prove_circuit(
+            circuit="cubic", curve_name="bn254", target_constraints=TARGET, proofs=3, backend_name="opencl"
+        )
+    finally:
+        refresh()
+    assert report.verified and report.backend == "opencl[0,0]" and report.proofs == 3
+    lanes = {s.thread for s in report.recorder.spans if s.name == "prove" and s.level == "engine"}
+    assert len(lanes) == 2, f"the proofs ran on one device's thread only: {lanes}"
