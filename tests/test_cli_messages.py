@@ -108,6 +108,13 @@ def test_info_with_a_malformed_cuzk_device_exits_2(plugin: Path) -> None:
     assert len(result.stderr.splitlines()) == 1, result.stderr
 
 
+def test_info_says_a_list_of_devices(plugin: Path) -> None:
+    result = cuzk(plugin, "info", CUZK_DEVICE="0,0")
+    assert result.returncode == 0, result.stderr
+    assert "devices 0, 0 prove together" in result.stdout, result.stdout
+    assert "together" not in cuzk(plugin, "info", CUZK_DEVICE="0").stdout
+
+
 def test_info_fits_80_columns_and_cuts_no_capability(plugin: Path) -> None:
     result = cuzk(plugin, "info", columns=80)
     assert result.returncode == 0, result.stderr
