@@ -177,6 +177,10 @@ class SplitBackend(BackendBase):
         """Per MSM of the last batch, when one device ran it whole."""
         return getattr(self._per_thread, "batch", None)
 
+    def _on_lead(self, call: Callable[[], T]) -> T:
+        """``call`` (a call of the first device's backend) on this thread, its compute this thread's."""
+        return self._each([(0, call)])[0]
+
     def _mirrored(self, call: Callable[[Any, int], T]) -> list[T]:
         """``call(child, i)`` on every device at once."""
         return self._each([(i, lambda c=child, i=i: call(c, i)) for i, child in enumerate(self.children)])
@@ -208,48 +212,43 @@ class SplitBackend(BackendBase):
                 self._load[d] += weight * self.weights[d] / total
         return [(d, edges[d], edges[d + 1]) for d in range(devices) if edges[d + 1] > edges[d]]
 
+    def _spread(self, n: int, group: str, make: Callable[[Any, int, int], T]) -> list[tuple[int, int, int, T]]:
+        """A set of n bases cut into :meth:`_ranges`, ``make(child, start, stop)`` run for each piece on its device
+        (all at once): (device, start, stop, its result) per piece."""
+        ranges = self._ranges(n, group)
+        done = self._each([(d, lambda d=d, a=a, b=b: make(self.children[d], a, b)) for d, a, b in ranges])
+        return [(d, a, b, result) for (d, a, b), result in zip(ranges, done, strict=True)]
+
     def _prepare_bases_for(self, curve: Curve, group: str, bases: np.ndarray, uses: int | None) -> tuple[Piece, ...]:
-        ranges = self._ranges(len(bases), group)
-        handles = self._each(
-            [
-                (d, lambda d=d, a=a, b=b: self.children[d].prepare_bases(curve, group, bases[a:b], uses=uses))
-                for d, a, b in ranges
-            ]
-        )
-        return tuple(Piece(d, a, b, h) for (d, a, b), h in zip(ranges, handles, strict=True))
+        made = self._spread(len(bases), group, lambda c, a, b: c.prepare_bases(curve, group, bases[a:b], uses=uses))
+        return tuple(Piece(d, a, b, h) for d, a, b, h in made)
 
     def _prepare_stored_bases(
         self, curve: Curve, group: str, stored: np.ndarray, check: bool, uses: int | None
     ) -> tuple[Any, int]:
-        ranges = self._ranges(len(stored), group)
+        def prepare(child: Any, a: int, b: int) -> tuple[PreparedBases | None, int]:
+            return child.prepare_stored_bases(curve, group, stored[a:b], check=check, uses=uses)  # type: ignore[no-any-return]
 
-        def prepare(d: int, a: int, b: int) -> Callable[[], tuple[PreparedBases | None, int]]:
-            child = self.children[d]
-            return lambda: child.prepare_stored_bases(curve, group, stored[a:b], check=check, uses=uses)
-
-        done = self._each([(d, prepare(d, a, b)) for d, a, b in ranges])
-        bad = [a + index for (_, a, _), (_, index) in zip(ranges, done, strict=True) if index >= 0]
+        made = self._spread(len(stored), group, prepare)
+        bad = [a + index for _, a, _, (_, index) in made if index >= 0]
         if bad:
             return None, min(bad)
-        return tuple(Piece(d, a, b, h) for (d, a, b), (h, _) in zip(ranges, done, strict=True)), -1
+        return tuple(Piece(d, a, b, h) for d, a, b, (h, _) in made), -1
 
     def _generator_multiples(self, curve: Curve, group: str, scalars: np.ndarray) -> np.ndarray:
-        return self._each([(0, lambda: self.lead.generator_multiples(curve, group, scalars))])[0]
+        return self._on_lead(lambda: self.lead.generator_multiples(curve, group, scalars))
 
     def _generator_bases(self, curve: Curve, group: str, scalars: np.ndarray, uses: int | None) -> tuple[Piece, ...]:
         """[k_i]·G made by each device for its own range of the bases, where they stay."""
-        ranges = self._ranges(len(scalars), group)
-
-        def make(d: int, a: int, b: int) -> Callable[[], PreparedBases]:
-            return lambda: self.children[d].generator_bases(curve, group, scalars[a:b], uses=uses)
-
-        handles = self._each([(d, make(d, a, b)) for d, a, b in ranges])
-        return tuple(Piece(d, a, b, h) for (d, a, b), h in zip(ranges, handles, strict=True))
+        made = self._spread(
+            len(scalars), group, lambda c, a, b: c.generator_bases(curve, group, scalars[a:b], uses=uses)
+        )
+        return tuple(Piece(d, a, b, h) for d, a, b, h in made)
 
     # --- MSMs -------------------------------------------------------------------------------------------------------
 
     def _msm(self, curve: Curve, group: str, bases: np.ndarray, scalars: np.ndarray, window: int | None) -> np.ndarray:
-        return self._each([(0, lambda: self.lead.msm(curve, group, bases, self._view(scalars, 0), window=window))])[0]
+        return self._on_lead(lambda: self.lead.msm(curve, group, bases, self._view(scalars, 0), window=window))
 
     def _msm_prepared(self, handle: PreparedBases, scalars: Any, window: int | None) -> np.ndarray:
         return self._msm_batch(handle.curve, handle.group, [handle], [scalars], [window])[0]
@@ -293,7 +292,7 @@ class SplitBackend(BackendBase):
         )
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
-        return self._each([(0, lambda: self.lead.ntt(curve, values, inverse=inverse, coset=coset))])[0]
+        return self._on_lead(lambda: self.lead.ntt(curve, values, inverse=inverse, coset=coset))
 
     # --- kept scalars, H, sparse products: mirrored ---------------------------------------------------------------
 
@@ -301,7 +300,7 @@ class SplitBackend(BackendBase):
         return self._kept(curve, self._mirrored(lambda child, _: child.keep_scalars(curve, scalars)))
 
     def _compute_h(self, curve: Curve, a: np.ndarray, b: np.ndarray, c: np.ndarray, reduction: str) -> np.ndarray:
-        return self._each([(0, lambda: self.lead.compute_h(curve, a, b, c, reduction=reduction))])[0]
+        return self._on_lead(lambda: self.lead.compute_h(curve, a, b, c, reduction=reduction))
 
     def _compute_h_kept(self, curve: Curve, a: Any, b: Any, c: Any, reduction: str) -> KeptScalars:
         return self._h_kept(curve, (a, b, c), reduction, consume=False)
@@ -332,7 +331,7 @@ class SplitBackend(BackendBase):
         return tuple(self._mirrored(prepare))
 
     def _sparse_product(self, matrix: SparseMatrix, z: Any, rows: int) -> np.ndarray:
-        return self._each([(0, lambda: self.lead.sparse_product(matrix.payload[0], self._view(z, 0), rows=rows))])[0]
+        return self._on_lead(lambda: self.lead.sparse_product(matrix.payload[0], self._view(z, 0), rows=rows))
 
     def _sparse_product_kept(self, matrix: SparseMatrix, z: Any, rows: int) -> KeptScalars:
         def product(child: Any, i: int) -> KeptScalars:
@@ -341,7 +340,7 @@ class SplitBackend(BackendBase):
         return self._kept(matrix.curve, self._mirrored(product))
 
     def _field_op(self, curve: Curve, field: str, op: str, a: np.ndarray, b: np.ndarray | None) -> np.ndarray:
-        return self._each([(0, lambda: self.lead.field_op(curve, field, op, a, b))])[0]
+        return self._on_lead(lambda: self.lead.field_op(curve, field, op, a, b))
 
     def _field_op_keeping(self, curve: Any, field: str, op: str, a: Any, b: Any, keep: bool) -> Any:
         """Kept operands: on every device, kept (``keep``), or on the lead to the host."""
@@ -351,7 +350,7 @@ class SplitBackend(BackendBase):
             if value is not None:
                 self._check_scalars(c, value, name)
         if not keep:
-            return self._each([(0, lambda: self.lead.field_op(c, field, op, self._view(a, 0), self._view(b, 0)))])[0]
+            return self._on_lead(lambda: self.lead.field_op(c, field, op, self._view(a, 0), self._view(b, 0)))
 
         def apply(child: Any, i: int) -> KeptScalars:
             return child.field_op(c, field, op, self._view(a, i), self._view(b, i), keep=True)  # type: ignore[no-any-return]

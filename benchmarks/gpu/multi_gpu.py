@@ -17,16 +17,16 @@ of one GPU (the ratios then say what the split costs, not what it gains). One pr
 from __future__ import annotations
 
 import argparse
-import statistics
 import threading
 import time
 from typing import Any
 
 import numpy as np
+from msm_call import median_ms  # run as a script: its folder is on sys.path
 
-from cuzk.backends import limbs
 from cuzk.backends.registry import get_backend
 from cuzk.backends.split import SPLITS, SplitBackend
+from cuzk.engine.synthetic import random_elements
 from cuzk.reference.curves import curve_by_name
 
 
@@ -36,42 +36,25 @@ def devices_of(args: argparse.Namespace) -> list[Any]:
     return [kind(device=int(index)) for index in args.devices.split(",")]
 
 
-def random_scalars(curve: Any, n: int, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    words = rng.integers(0, 1 << 64, size=(n, limbs.FR_LIMBS), dtype=np.uint64, endpoint=False)
-    words[:, -1] &= np.uint64((1 << (curve.r.bit_length() - 1 - 64 * (limbs.FR_LIMBS - 1))) - 1)
-    return words
-
-
-def median_wall(call: Any, repeat: int) -> tuple[float, Any]:
-    call()  # the first call loads the programs and plans
-    times, result = [], None
-    for _ in range(repeat):
-        started = time.perf_counter()
-        result = call()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times), result
-
-
 def msm(args: argparse.Namespace) -> None:
     curve, children = curve_by_name(args.curve), devices_of(args)
     print(f"{'log':>4} {'one GPU ms':>11} {f'{len(children)} GPUs ms':>11} {'ratio':>7}")
     for log in map(int, args.logs.split(",")):
-        t_one, t_split = msm_walls(curve, children, log, args)
-        print(f"{log:>4} {1e3 * t_one:>11.2f} {1e3 * t_split:>11.2f} {t_split / t_one:>7.3f}", flush=True)
+        ms_one, ms_split = msm_walls(curve, children, log, args)
+        print(f"{log:>4} {ms_one:>11.2f} {ms_split:>11.2f} {ms_split / ms_one:>7.3f}", flush=True)
 
 
 def msm_walls(curve: Any, children: list[Any], log: int, args: argparse.Namespace) -> tuple[float, float]:
-    """The median wall of a 2^log G1 MSM on the first device alone and across all of them (results compared)."""
+    """The median wall (ms) of a 2^log G1 MSM on the first device alone and across all of them (results compared)."""
     n = 1 << log
-    bases_k, scalars = random_scalars(curve, n, log), random_scalars(curve, n, log + 100)
+    bases_k, scalars = (random_elements(curve, n, np.random.default_rng(seed)) for seed in (log, log + 100))
     one, split = children[0], SplitBackend(children, split=args.split)
     alone = one.generator_bases(curve, "g1", bases_k)
     spread = split.generator_bases(curve, "g1", bases_k)
-    t_one, want = median_wall(lambda: one.msm_prepared(alone, scalars), args.repeat)
-    t_split, got = median_wall(lambda: split.msm_prepared(spread, scalars), args.repeat)
+    ms_one, want = median_ms(lambda: one.msm_prepared(alone, scalars), args.repeat)
+    ms_split, got = median_ms(lambda: split.msm_prepared(spread, scalars), args.repeat)
     assert np.array_equal(want, got), f"2^{log}: the split MSM differs from one device's"
-    return t_one, t_split
+    return ms_one, ms_split
 
 
 def batch(args: argparse.Namespace) -> None:

@@ -106,15 +106,6 @@ class _Producer:
                 self.thread.join(timeout=0.05)
 
 
-def _renumbered(
-    on_witness: Callable[[int, Assignment], None], numbering: Callable[[int], int]
-) -> Callable[[int, Assignment], None]:
-    def seen(k: int, witness: Assignment) -> None:
-        on_witness(numbering(k), witness)
-
-    return seen
-
-
 def prove_many(
     prover: Prover,
     jobs: Iterable[Callable[[], Any]],
@@ -137,13 +128,12 @@ def prove_many(
     to several provers), which ``randomness``, ``on_witness`` and the errors then use instead of k.
     """
     number = numbering if numbering is not None else (lambda k: k)
-    if on_witness is not None and numbering is not None:
-        on_witness = _renumbered(on_witness, numbering)
     if depth < 1:
         raise ParameterError(f"the pipeline depth must be at least 1, got {depth}")
     if processes and prover.qap is None:
         raise ParameterError("synthesis in a process needs the circuit's matrices: call prover.compile(cs) first")
-    producer = _Producer(prover, jobs, depth, processes, on_witness)
+    seen = None if on_witness is None else (lambda k, witness: on_witness(number(k), witness))
+    producer = _Producer(prover, jobs, depth, processes, seen)
     producer.thread.start()
     try:
         while True:
