@@ -204,18 +204,4 @@ class MimcChain:
         write_wtns(wtns_path, self.curve.r, self.witness())
 
 
-def mimc_chain_files(
-    r1cs_path: str | os.PathLike[str],
-    wtns_path: str | os.PathLike[str],
-    curve: Curve,
-    target_constraints: int,
-    seed: int | str = 0,
-) -> MimcChain:
-    """Write the .r1cs and .wtns of ``build("mimc", curve.Fr, target_constraints=…, seed=…)``, as
-    ``write_constraint_system`` and ``write_wtns`` would, byte for byte; returns the chain (its counts)."""
-    chain = MimcChain.from_seed(curve, target_constraints, seed)
-    chain.write(r1cs_path, wtns_path)
-    return chain
-
-
-__all__ = ["MimcChain", "mimc_chain_files", "round_steps"]
+__all__ = ["MimcChain", "round_steps"]

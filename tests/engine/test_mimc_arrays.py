@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cuzk.backends import limbs
-from cuzk.engine.mimc_arrays import MimcChain, mimc_chain_files, round_steps
+from cuzk.engine.mimc_arrays import MimcChain, round_steps
 from cuzk.formats.r1cs import read_r1cs, write_constraint_system
 from cuzk.formats.wtns import Witness, read_wtns, write_wtns
 from cuzk.reference.circuits import build
@@ -34,7 +34,8 @@ def reference_files(folder: Path, curve: Curve, target: int, seed: int) -> tuple
 def test_the_files_are_the_references_byte_for_byte(tmp_path: Path, curve: Curve, permutations: int, seed: int) -> None:
     target = permutations * MiMC.for_field(curve.Fr).constraints_per_permutation + 1
     r1cs, wtns, num_constraints = reference_files(tmp_path, curve, target, seed)
-    chain = mimc_chain_files(tmp_path / "arrays.r1cs", tmp_path / "arrays.wtns", curve, target, seed)
+    chain = MimcChain.from_seed(curve, target, seed)
+    chain.write(tmp_path / "arrays.r1cs", tmp_path / "arrays.wtns")
     assert chain.permutations == permutations and chain.num_constraints == num_constraints
     assert (tmp_path / "arrays.r1cs").read_bytes() == r1cs
     assert (tmp_path / "arrays.wtns").read_bytes() == wtns
