@@ -75,12 +75,20 @@ def env_int(
     value = raw(name)
     if value is None:
         return None
-    digits = value.lstrip("0") or "0"
-    ok = value.isascii() and value.isdigit() and len(digits) <= len(str(maximum))
-    if not ok or not minimum <= int(digits) <= maximum:
+    number = decimal(value, minimum, maximum)
+    if number is None:
         after = f" (unset: {unset})" if unset else ""
         raise refuse(name, value, what, f"an integer from {minimum} to {maximum}{after}", error)
-    return int(digits)
+    return number
+
+
+def decimal(text: str, minimum: int, maximum: int) -> int | None:
+    """``text`` as an integer in [minimum, maximum] when it is decimal ASCII digits and nothing else, else None;
+    more digits than ``maximum`` has are refused before ``int()`` (which raises its own error past 4,300)."""
+    digits = text.lstrip("0") or "0"
+    if not (text.isascii() and text.isdigit() and len(digits) <= len(str(maximum))):
+        return None
+    return int(digits) if minimum <= int(digits) <= maximum else None
 
 
 def env_bool(name: str, *, default: bool = False) -> bool:
@@ -131,18 +139,14 @@ def devices() -> list[int] | None:
     if value is None:
         return None
     parts = value.split(",")
-    if len(parts) > MAX_DEVICES or not all(parts):
-        accepts = f"an integer from 0 to {MAX_DEVICE}, or up to {MAX_DEVICES} of them separated by commas"
+    indexes = [decimal(part.strip(), 0, MAX_DEVICE) for part in parts] if len(parts) <= MAX_DEVICES else [None]
+    if None in indexes:
+        accepts = (
+            f"an integer from 0 to {MAX_DEVICE}, or up to {MAX_DEVICES} of them separated by commas (0,1) "
+            "(unset: the backend's default device)"
+        )
         raise refuse("CUZK_DEVICE", value, "a device index", accepts, DeviceVariableError)
-    return [_device_index(part.strip(), value) for part in parts]
-
-
-def _device_index(part: str, value: str) -> int:
-    digits = part.lstrip("0") or "0"
-    if not (part.isascii() and part.isdigit() and len(digits) <= len(str(MAX_DEVICE)) and int(digits) <= MAX_DEVICE):
-        accepts = f"an integer from 0 to {MAX_DEVICE}, or several separated by commas (0,1)"
-        raise refuse("CUZK_DEVICE", value, "a device index", accepts, DeviceVariableError)
-    return int(digits)
+    return indexes  # type: ignore[return-value]
 
 
 def threads() -> int | None:
