@@ -90,8 +90,13 @@ def prove_spread(
     if len({id(p) for p in provers}) != len(provers):
         raise ParameterError("prove_spread needs one prover per device, each given once")
     dealer, results = _Dealer(jobs), _Results(len(provers))
-    options = {"depth": depth, "randomness": randomness, "progress": progress, "processes": processes}
-    options["on_witness"] = on_witness
+    options = {
+        "depth": depth,
+        "randomness": randomness,
+        "progress": progress,
+        "processes": processes,
+        "on_witness": on_witness,
+    }
     lanes = [
         threading.Thread(target=_lane, args=(p, dealer, results, options), name=f"spread-{i}")
         for i, p in enumerate(provers)
