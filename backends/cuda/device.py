@@ -31,7 +31,6 @@ import numpy as np
 
 from cuzk.backends.cuda import prebuilt
 from cuzk.backends.cuda.clock import EventClock
-from cuzk.backends.cuda.pool_cap import keep_within_cap
 from cuzk.backends.cuda.staging import PinnedStaging
 from cuzk.backends.cuda.uploads import LeasedUploads, allocate
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
@@ -126,8 +125,6 @@ class CudaContext(BufferHelpers):
         self.host = PinnedStaging(self.cp, self.memory_errors)
         self.leases = LeasedUploads(self.cp, device, self.stream, int(self.info.global_mem * LEASE_CACHE_FRACTION))
         self.clock = EventClock(self.cp, device)
-        with device:
-            keep_within_cap(self.cp, self.release_cached)  # under CUPY_GPU_MEMORY_LIMIT: free blocks back first
 
     @contextmanager
     def _on(self) -> Iterator[None]:

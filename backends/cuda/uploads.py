@@ -59,7 +59,7 @@ class LeasedUploads:
     _free: list[Slot] = field(default_factory=list)
     _returned: deque[tuple[Slot, Any]] = field(default_factory=deque)  # filled by finalizers, drained under _lock
     _pending: list[tuple[int, int, Any]] = field(default_factory=list)  # (first byte, end, copy event)
-    _lock: threading.RLock = field(default_factory=threading.RLock)  # re-entered by a capped pool's retry (pool_cap)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         with self.device:

@@ -23,7 +23,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cuzk.backends.cuda.pool_cap import cap_retries
 from cuzk.backends.cuda.uploads import allocation_retries
 from cuzk.backends.intervals import union_seconds
 from cuzk.backends.registry import get_backend
@@ -157,7 +156,7 @@ def measure(
 ) -> dict[str, Any]:
     """``args.proofs`` proofs of z, the last verified: their figures (printed, with the last one's phase table)."""
     device.restart()
-    retries = allocation_retries() + cap_retries()
+    retries = allocation_retries()
     log = None
     if args.pool_log:
         from pool_log import PoolGrowthLog  # beside this script (on sys.path when it runs), and needs CuPy
@@ -166,7 +165,7 @@ def measure(
     walls, proof, last = prove_witness(inputs["prover"], inputs["qap"], z, args.proofs, args.trim_pool)
     if log is not None:
         print(f"  pool growth ({label}): {log.close()}", flush=True)
-    proofs_live, proofs_held, retries = device.since, device.held_since, allocation_retries() + cap_retries() - retries
+    proofs_live, proofs_held, retries = device.since, device.held_since, allocation_retries() - retries
     with step(made, f"verify ({label})"):
         ok = check_made_proof(inputs["pk"].vk, publics, proof, inputs["prover"].backend)
     spent = overhead(last)
@@ -186,7 +185,7 @@ def measure(
         f"  {label}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
         f"overhead {row['overhead_pct']} % of it, {row['wall_overhead_pct']} % of the last wall, verified {ok}, "
         f"live arrays at most {row['device_live_peak_gb']} GB (held {row['device_held_peak_gb']} GB), "
-        f"{retries} allocations tried again (the pool emptied, at the device's end or at the cap)",
+        f"{retries} allocations tried again (the pool emptied)",
         flush=True,
     )
     print("\n".join("    " + line for line in timings_table(last)), flush=True)
