@@ -48,7 +48,7 @@ from cuzk.backends.protocol import (
     has_capability,
 )
 from cuzk.backends.registry import host_backend, resolve_backend
-from cuzk.engine.assembly import Assembly, Terms, prepare, small_msm_backend
+from cuzk.engine.assembly import SMALL_ON_HOST_FROM, Assembly, Terms, prepare, small_msm_backend
 from cuzk.engine.calls import Scalars, TimedCalls
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
@@ -155,6 +155,7 @@ class Prover:
         self._b_g2_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2")  # kept from proof to proof
         self._qap: SparseQap | None = None
         self._proofs = 0
+        self.long_lived = proofs is None or proofs >= SMALL_ON_HOST_FROM  # a server's, a batch's: see check_proof
         own = {"g1": self.backend, "g2": self.g2_backend}
         small = {group: small_msm_backend(b, self.curve, proofs) for group, b in own.items()}
         with self.recorder.span("prepare_bases"):
@@ -368,10 +369,15 @@ class Prover:
         ):
             raise ParameterError(f"abc_kept must be the three KeptScalars of a, b, c ({len(a)} rows) that stage() made")
 
+    def check_proof(self, public: list[int], proof: Proof) -> bool:
+        """Whether ``proof`` (made by this prover) verifies for ``public``: the engine's check (check_made_proof),
+        its pairings kept off the device for a long-lived prover (``proofs`` None or many), so that they do not
+        queue between the next proof's kernels."""
+        return check_made_proof(self.pk.vk, public, proof, self.backend, keep_device_free=self.long_lived)
+
     def _self_check(self, number: int, z: np.ndarray, proof: Proof) -> None:
         with self.recorder.span("self_check", proof=number):
-            public = limbs.limbs_to_ints(z[1 : self.pk.num_inputs])
-            if not check_made_proof(self.pk.vk, public, proof, self.backend):
+            if not self.check_proof(limbs.limbs_to_ints(z[1 : self.pk.num_inputs]), proof):
                 raise ProofSelfCheckError(number)
 
 

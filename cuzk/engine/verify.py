@@ -21,7 +21,7 @@ from typing import Any
 
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendUnavailableError, UnknownBackendError
-from cuzk.backends.protocol import DEVICE, PAIRING, Backend, has_capability
+from cuzk.backends.protocol import DEVICE, PAIRING, WARM_UP, Backend, has_capability
 from cuzk.backends.registry import get_backend, host_backend
 from cuzk.engine.warm import kernels_ready, warm_later
 from cuzk.reference.curves import Curve
@@ -29,12 +29,20 @@ from cuzk.reference.groth16 import Proof, VerifyingKey
 from cuzk.reference.groth16.verifier import check_proof_points, prepare_inputs, verification_pairs
 
 
-def pairing_backend(backend: Backend, curve: Curve, *, compile_later: bool = False) -> Backend:
+def pairing_backend(
+    backend: Backend, curve: Curve, *, compile_later: bool = False, keep_device_free: bool = False
+) -> Backend:
     """The backend whose pairing checks ``backend``'s proofs: a device with PAIRING itself (its program is built
     with the proof's, or shipped prebuilt: the check then imports nothing of the host backend's); else its host
     backend with PAIRING when that one's kernels are ready, else the reference backend (pure Python, nothing to
-    compile); with ``compile_later`` the host's pairing is then compiled in the background for later processes."""
+    compile); with ``compile_later`` the host's pairing is then compiled in the background for later processes.
+    ``keep_device_free`` (a long-lived prover, whose check runs while the device makes the next proof): the host's
+    pairing when its kernels are ready, even beside a device with PAIRING. The device's pairing runs its final
+    exponentiation on one work-item, on the stream the next proof's kernels wait on; the host's takes a core
+    (benchmarks/gpu/pairing_cost.py measures both)."""
     if has_capability(backend, DEVICE) and has_capability(backend, PAIRING):
+        if keep_device_free and _compiled_and_ready(host := host_backend(backend, PAIRING), curve):
+            return host  # asked only here: a one-shot device process loads nothing of the host backend's
         return backend
     host = host_backend(backend, PAIRING)
     if kernels_ready(host, curve, "verify"):
@@ -44,13 +52,20 @@ def pairing_backend(backend: Backend, curve: Curve, *, compile_later: bool = Fal
     return get_backend("reference")
 
 
-def check_made_proof(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof, backend: Backend) -> bool:
+def _compiled_and_ready(host: Backend, curve: Curve) -> bool:
+    """Whether ``host`` pairs with compiled kernels, ready now (the reference's pure-Python pairing does not)."""
+    return has_capability(host, WARM_UP) and kernels_ready(host, curve, "verify")
+
+
+def check_made_proof(
+    vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof, backend: Backend, *, keep_device_free: bool = False
+) -> bool:
     """Whether ``proof``, made by this engine from a checked key, satisfies the verification equation for
-    ``public_inputs`` (elements of Fr or ints in [0, r)); the pairings by :func:`pairing_backend`. A point off the
-    curve or at infinity is a proof that does not verify (False)."""
+    ``public_inputs`` (elements of Fr or ints in [0, r)); the pairings by :func:`pairing_backend` (and its
+    ``keep_device_free``). A point off the curve or at infinity is a proof that does not verify (False)."""
     if any(p.is_identity() or not p.is_on_curve() for p in (proof.a, proof.b, proof.c)):
         return False
-    pairing = pairing_backend(backend, vk.curve, compile_later=True)
+    pairing = pairing_backend(backend, vk.curve, compile_later=True, keep_device_free=keep_device_free)
     return _equation_holds(vk, prepare_inputs(vk, list(public_inputs)), proof, pairing)
 
 

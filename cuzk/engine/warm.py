@@ -94,8 +94,9 @@ def warm_up(
             waited.append((witness, "witness", None))
         if long_lived and has_capability(backend, DEVICE):  # the small MSMs go to the host in a long-lived Prover
             later.append((host_backend(backend), "small_msm"))
-        checker = backend if has_capability(backend, PAIRING) else host_backend(backend, PAIRING)
-        later.append((checker, "verify"))  # the proof's check (pairing_backend's choice once ready)
+        # the proof's check (pairing_backend's choice once ready): a long-lived prover's on the host, beside a device
+        own = has_capability(backend, PAIRING) and not (long_lived and has_capability(backend, DEVICE))
+        later.append((backend if own else host_backend(backend, PAIRING), "verify"))
     if long_lived:
         waited += [(b, w, None) for b, w in later]
         later = []

@@ -88,6 +88,9 @@ def test_the_pairing_runs_where_it_is_ready(made) -> None:  # type: ignore[no-un
         entry = discover().get(device)
         if entry is not None and entry.available:
             assert pairing_backend(get_backend(device), curve).name == device
+            # a long-lived prover's check goes to the host's compiled pairing once it is ready
+            kept_free = pairing_backend(get_backend(device), curve, keep_device_free=True).name
+            assert kept_free == ("cpu" if cpu.kernels_ready(curve, "verify") else device)
     assert engine_verify(vk, public, proof)
     assert not engine_verify(vk, [public[0] + 1, *public[1:]], proof)
     assert not engine_verify(vk, public, Proof(proof.a, proof.b, proof.c + curve.g1.generator))

@@ -37,6 +37,7 @@ READINESS = textwrap.dedent(
         assert has_capability(device, DEVICE)
         assert small_msm_backend(device, BN254) is device, "the host's kernels are not ready: the device's own"
         assert pairing_backend(device, BN254) is device, "a device with PAIRING checks its proofs itself"
+        assert pairing_backend(device, BN254, keep_device_free=True) is device, "the host's pairing is not ready"
         with warm_up(device, BN254, "setup") as warming:  # a device's warm-up starts no host work for a setup
             assert all(not handle.started for handle in warming.handles[1:])
     handle = cpu.warm_up(BN254, "small_msm", background=True)  # for later processes: at the lowest priority
