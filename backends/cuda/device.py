@@ -31,6 +31,7 @@ import numpy as np
 
 from cuzk.backends.cuda import prebuilt
 from cuzk.backends.cuda.clock import EventClock
+from cuzk.backends.cuda.large_blocks import keep_large_apart
 from cuzk.backends.cuda.staging import PinnedStaging
 from cuzk.backends.cuda.uploads import LeasedUploads, allocate
 from cuzk.backends.gpu.context import BufferHelpers, DeviceInfo, Finish, SelectionError, ready
@@ -125,6 +126,7 @@ class CudaContext(BufferHelpers):
         self.host = PinnedStaging(self.cp, self.memory_errors)
         self.leases = LeasedUploads(self.cp, device, self.stream, int(self.info.global_mem * LEASE_CACHE_FRACTION))
         self.clock = EventClock(self.cp, device)
+        keep_large_apart(self.cp, self.info.global_mem)  # the largest arrays outside CuPy's pool (held ≈ live)
 
     @contextmanager
     def _on(self) -> Iterator[None]:

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from cuzk.backends.cuda import large_blocks
 from cuzk.backends.cuda.uploads import allocation_retries
 from cuzk.backends.intervals import union_seconds
 from cuzk.backends.registry import get_backend
@@ -62,7 +63,7 @@ class DevicePeak:
         while not self._stop.is_set():
             free, total = self._info()
             self.peak, self.held_since = max(self.peak, total - free), max(self.held_since, total - free)
-            used = self._pool.used_bytes()
+            used = self._pool.used_bytes() + large_blocks.live_bytes()  # the largest arrays are outside the pool
             self.live_peak, self.since = max(self.live_peak, used), max(self.since, used)
             time.sleep(interval)
 

@@ -219,6 +219,7 @@ def fake_context(monkeypatch: pytest.MonkeyPatch, fake: FakeCupy, lease_min: int
     monkeypatch.setattr(cuda_device, "LEASE_MIN_BYTES", lease_min)
     monkeypatch.setattr(staging, "REGISTER_MIN_BYTES", 100)
     monkeypatch.setattr(cuda_device, "LEASE_CACHE_FRACTION", 0.5)  # of the fake's 1 MiB
+    monkeypatch.setattr(cuda_device, "keep_large_apart", lambda cp, device_bytes: device_bytes)  # the fake's own pool
     return cuda_device.CudaContext(FakeDevice())
 
 
