@@ -10,6 +10,7 @@
 # PINNED=1 then proves each witness again from z in pinned memory (rows "porep_pinned", "dense_pinned");
 # TRIM_POOL=1 gives CuPy's pool's free blocks back to the device after the setup and after each proof; WTNS=DIR then
 # writes each witness as DIR/WITNESS.wtns, reads it back into the backend's host_array and proves from it;
+# APART=f puts arrays of f of the device's memory or more outside CuPy's pool (default 1/64: large_blocks);
 # POOL_LOG=1 logs each request that made CuPy's pool grow during a witness's proofs ($OUT/large/WITNESS.jsonl).
 # Logs and JSON in $OUT/large/, the summary table last; PACK=1 then packs them into $OUT/large-logs.tgz and the
 # traces into $OUT/large-traces.tgz (the device tool brings back few files).
@@ -36,7 +37,7 @@ for curve in ${CURVES:-bls12_381}; do
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
       ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
       ${TRACE:+--trace "$LOGS_DIR/$name-trace"} ${COMPARE_WINDOW:+--compare-window "$COMPARE_WINDOW"} \
-      ${ASYNC_POOL:+--async-pool} ${PINNED:+--pinned-witness} ${TRIM_POOL:+--trim-pool} ${WTNS:+--wtns "$WTNS"} ${POOL_LOG:+--pool-log "$LOGS_DIR"} \
+      ${ASYNC_POOL:+--async-pool} ${APART:+--apart-fraction "$APART"} ${PINNED:+--pinned-witness} ${TRIM_POOL:+--trim-pool} ${WTNS:+--wtns "$WTNS"} ${POOL_LOG:+--pool-log "$LOGS_DIR"} \
       > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"
     grep -E "^  [a-z(]|setup: |wall, |Error|error" "$LOGS_DIR/$name.txt" | tail -40
   done

@@ -221,6 +221,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--proofs", type=int, default=3)
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
     parser.add_argument("--json")
+    parser.add_argument(
+        "--apart-fraction", type=float, help="arrays of this fraction of the device's memory or more outside the pool"
+    )
     parser.add_argument("--trace", help="a folder: each witness's last proof as a Chrome trace, WITNESS.trace.json")
     parser.add_argument("--async-pool", action="store_true", help="CuPy allocates through CUDA's stream-ordered pool")
     parser.add_argument(
@@ -246,6 +249,8 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> None:
     args = parse_args()
+    if args.apart_fraction is not None:  # before the context opens, which installs the allocator
+        large_blocks.LARGE_FRACTION = args.apart_fraction
     device = DevicePeak(async_pool=args.async_pool)  # before any allocation
     curve, backend = curve_by_name(args.curve), get_backend(args.backend)
     made: dict[str, float] = {}
