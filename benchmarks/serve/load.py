@@ -2,10 +2,12 @@
 process per proof (the issue-26 goal: ≥ 10× its throughput for a small circom circuit on the cpu backend).
 
     python benchmarks/serve/load.py [--curve bn|bls] [--clients 8] [--requests 200] [--baseline 5] [--backend cpu]
+                                    [--workers threads processes]
 
-Prints the proofs/s and the latency percentiles (request to reply, as a client sees it) at each concurrency, the
-one-process-per-proof figures, and a Markdown table. Every reply's proof is checked (its points on the curve and in
-the subgroup, the pairing equation) after the timed run.
+Prints the proofs/s and the latency percentiles (request to reply, as a client sees it) at each concurrency, for
+each ``--workers`` mode given (a server each, one after the other: the provers in the server's threads or in
+processes of their own), the one-process-per-proof figures, and a Markdown table. Every reply's proof is checked
+(its points on the curve and in the subgroup, the pairing equation) after the timed run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from pathlib import Path
 
 import aiohttp
 from common import Server, fixture, machine, make_keys, today, verified  # run as a script: its folder is on sys.path
+
+from cuzk.cli.serve import WORKER_MODES
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -91,23 +95,36 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--baseline", type=int, default=5, help="one-process-per-proof runs")
     parser.add_argument("--backend", default="cpu")
+    parser.add_argument("--workers", choices=WORKER_MODES, nargs="+", default=["threads"], help="the modes compared")
     args = parser.parse_args()
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        server = Server(make_keys(base / "keys", args.curve), base / "state", args.backend, "--queue", "1024")
-        url = server.start()
-        try:
-            asyncio.run(load(url, args.curve, 1, 5))  # the first proofs of a process pay numba's dispatch
-            for clients in args.clients:
-                wall, latencies = asyncio.run(load(url, args.curve, clients, args.requests))
-                rows.append((f"serve, {clients} client(s)", args.requests / wall, latencies))
-                print(f"{clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
-        finally:
-            server.stop()
+        for workers in args.workers:
+            rows += measure(args, base, f"serve ({workers})", ["--workers", workers])
         times = one_process_per_proof(args.curve, args.backend, args.baseline, base)
     rows.append(("one `cuzk groth16 prove` process per proof", 1 / statistics.mean(times), times))
     report(args, rows)
+
+
+def measure(args: argparse.Namespace, base: Path, how: str, extra: list[str]) -> list[tuple[str, float, list[float]]]:
+    """Start a server with ``extra`` options (its keys and state in a new folder of ``base``), warm it, then the
+    load at each concurrency of ``args.clients``: (row name, proofs/s, latencies) per concurrency."""
+    run = Path(tempfile.mkdtemp(dir=base))
+    server = Server(make_keys(run / "keys", args.curve), run / "state", args.backend, "--queue", "1024", *extra)
+    began = time.perf_counter()
+    url = server.start()
+    print(f"{how}: started in {time.perf_counter() - began:.1f} s", flush=True)
+    rows = []
+    try:
+        asyncio.run(load(url, args.curve, 2, 10))  # every worker's first proofs pay numba's dispatch
+        for clients in args.clients:
+            wall, latencies = asyncio.run(load(url, args.curve, clients, args.requests))
+            rows.append((f"{how}, {clients} client(s)", args.requests / wall, latencies))
+            print(f"{how}, {clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
+    finally:
+        server.stop()
+    return rows
 
 
 def report(args: argparse.Namespace, rows: list[tuple[str, float, list[float]]]) -> None:

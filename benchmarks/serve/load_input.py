@@ -3,9 +3,11 @@ circuit.zkey and witness.wtns), for the issue-26 goals at 2^20 constraints on a 
 latency at low load.
 
     python benchmarks/serve/load_input.py DIR [--backend cuda] [--clients 1 4 16] [--requests 200]
+                                              [--workers threads processes]
 
-Every reply's proof is checked after the timed run against the key's verifying key (the pairing equation) and the
-witness's public signals.
+Each ``--workers`` mode given gets a server of its own, one after the other, on the same key: the provers in the
+server's threads or in processes of their own. Every reply's proof is checked after the timed runs against the
+key's verifying key (the pairing equation) and the witness's public signals.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from common import Server, machine, phase_means, today  # run as a script: its f
 from load import post_all, print_latency_table
 
 from cuzk.backends.registry import get_backend
+from cuzk.cli.serve import WORKER_MODES
 from cuzk.engine.verify import check_made_proof
 from cuzk.formats import snarkjs_json
 from cuzk.formats.wtns import read_wtns
@@ -47,40 +50,53 @@ def check(folder: Path, replies: list[dict]) -> int:
     return bad
 
 
+def serve_rows(args: argparse.Namespace, workers: str, keys: Path, state: Path) -> tuple[list, list, dict]:
+    """A server with ``--workers workers`` under each concurrency of ``args.clients``: (a row each, the replies, the
+    engine's phases from its metrics)."""
+    witness = (args.input / "witness.wtns").read_bytes()
+    rows, replies = [], []
+    started = time.perf_counter()
+    server = Server(keys, state, args.backend, "--queue", "1024", "--workers", workers)
+    url = server.start()
+    print(f"{workers}: server up in {time.perf_counter() - started:.1f} s", flush=True)
+    try:
+        asyncio.run(post_all(url, "input", witness, 1, 5))
+        for clients in args.clients:
+            wall, latencies, got = asyncio.run(post_all(url, "input", witness, clients, args.requests))
+            rows.append((f"{workers}, {clients}", args.requests / wall, latencies))
+            replies += got
+            print(f"{workers:9} {clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
+        phases = phase_means(url)
+    finally:
+        server.stop()
+    return rows, replies, phases
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("input", type=Path, help="a folder with circuit.zkey and witness.wtns")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--backend", default="cuda")
+    parser.add_argument("--workers", choices=WORKER_MODES, nargs="+", default=["threads"], help="the modes compared")
     args = parser.parse_args()
-    witness = (args.input / "witness.wtns").read_bytes()
-    rows, replies = [], []
+    rows, replies, phases = [], [], {}
     with tempfile.TemporaryDirectory() as folder:
         keys = Path(folder) / "keys"
         keys.mkdir()
         shutil.copy(args.input / "circuit.zkey", keys / "input.zkey")
-        started = time.perf_counter()
-        server = Server(keys, Path(folder) / "state", args.backend, "--queue", "1024")
-        url = server.start()
-        print(f"server up in {time.perf_counter() - started:.1f} s", flush=True)
-        try:
-            asyncio.run(post_all(url, "input", witness, 1, 5))
-            for clients in args.clients:
-                wall, latencies, got = asyncio.run(post_all(url, "input", witness, clients, args.requests))
-                rows.append((clients, args.requests / wall, latencies))
-                replies += got
-                print(f"{clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
-            phases = phase_means(url)
-        finally:
-            server.stop()
+        for workers in args.workers:
+            got_rows, got, phases[workers] = serve_rows(args, workers, keys, Path(folder) / f"state-{workers}")
+            rows += got_rows
+            replies += got
     bad = check(args.input, replies)
     print(f"\n{today()}, {machine()}; backend {args.backend}, {args.input}")
     print("command: python benchmarks/serve/load_input.py " + " ".join(sys.argv[1:]))
-    print_latency_table("clients", rows)
-    print("\n| phase (engine, all runs) | spans | mean ms |\n|---|---|---|")
-    for phase, (count, mean) in sorted(phases.items(), key=lambda item: -item[1][1]):
-        print(f"| {phase} | {count} | {1000 * mean:.2f} |")
+    print_latency_table("workers, clients", rows)
+    print("\n| workers | phase (engine, all runs) | spans | mean ms |\n|---|---|---|---|")
+    for workers, found in phases.items():
+        for phase, (count, mean) in sorted(found.items(), key=lambda item: -item[1][1]):
+            print(f"| {workers} | {phase} | {count} | {1000 * mean:.2f} |")
     print(f"\n{len(replies) - bad} of {len(replies)} proofs verified")
 
 

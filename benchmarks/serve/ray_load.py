@@ -12,34 +12,12 @@ concurrency, and a Markdown table. Every reply's proof is checked after the time
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import Server, machine, make_keys, today  # run as a script: its folder is on sys.path
-from load import load, print_latency_table
-
-
-def measure(args: argparse.Namespace, base: Path, how: str, extra: list[str]) -> list[tuple[str, float, list[float]]]:
-    """Start a server with ``extra`` options, warm it, then the load at each concurrency: (row name, proofs/s,
-    latencies) per concurrency."""
-    keys = make_keys(base / f"keys-{len(extra)}", args.curve)
-    server = Server(keys, base / f"state-{len(extra)}", args.backend, "--queue", "1024", *extra)
-    began = time.perf_counter()
-    url = server.start()
-    print(f"{how}: started in {time.perf_counter() - began:.1f} s", flush=True)
-    rows = []
-    try:
-        asyncio.run(load(url, args.curve, 2, 10))  # every worker's first proofs pay numba's dispatch
-        for clients in args.clients:
-            wall, latencies = asyncio.run(load(url, args.curve, clients, args.requests))
-            rows.append((f"{how}, {clients} client(s)", args.requests / wall, latencies))
-            print(f"{how}, {clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
-    finally:
-        server.stop()
-    return rows
+from common import machine, today  # run as a script: its folder is on sys.path
+from load import measure, print_latency_table
 
 
 def main() -> None:

@@ -2,13 +2,14 @@
 
     cuzk serve --keys DIR [--host 127.0.0.1] [--port 8080] [--state DIR] [--backend NAME] [--devices 0,1]
                [--queue N] [--max-body BYTES] [--job-timeout S] [--result-ttl S] [--token T | --token-file F]
-               [--insecure] [--ray auto|ADDRESS [--ray-workers N]]
+               [--insecure] [--workers threads|processes] [--ray auto|ADDRESS [--ray-workers N]]
 
 It reads every key of DIR, prepares one worker per device (compiling a first run's kernels), resumes the jobs the
 journal holds, then prints ``cuzk serve: listening on http://HOST:PORT …`` (with ``--port 0``, the free port it
 took) and serves until SIGTERM or Ctrl-C, when it shuts down gracefully and exits with 0. It needs the ``serve``
-extra (aiohttp, prometheus-client): without it, one line and status 2. With ``--ray`` the proving goes to Ray
-actors (:mod:`cuzk.serve.ray_pool`, the ``ray`` extra) while the HTTP API and the journal stay in this process.
+extra (aiohttp, prometheus-client): without it, one line and status 2. With ``--workers processes`` each device's
+prover runs in a process of its own (:mod:`cuzk.serve.process_pool`), with ``--ray`` on Ray actors
+(:mod:`cuzk.serve.ray_pool`, the ``ray`` extra); either way the HTTP API and the journal stay in this process.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from cuzk.reference.errors import ParameterError
 
 DEFAULT_STATE = os.path.join("~", ".local", "state", "cuzk", "serve")
 MiB = 1 << 20
+WORKER_MODES = ("threads", "processes")  # --workers: the local provers in this process, or one process per device
 
 
 def check_extra() -> None:
@@ -107,6 +109,8 @@ def check_args(args: argparse.Namespace) -> tuple[str | None, list[int | None]]:
             raise ParameterError("--ray-workers needs --ray")
     if args.ray is not None and args.devices is not None:
         raise ParameterError("--devices is for the local workers; on Ray there is one actor per GPU (--ray-workers N)")
+    if args.ray is not None and args.workers is not None:
+        raise ParameterError("--workers is for the local workers; with --ray the provers are Ray actors")
     return token, device_list(args.devices)
 
 
@@ -128,45 +132,55 @@ def device_backends(name: str | None, devices: list[int | None]) -> list[Any]:
     return backends
 
 
+def make_service(args: argparse.Namespace, registry: Any, devices: list[Any], make_worker: Any = None) -> Any:
+    """The journal opened and the service made over ``devices`` (``make_worker``: the worker of one, else the
+    local worker's three threads), stopped."""
+    from cuzk.serve.journal import Journal
+    from cuzk.serve.service import Service
+    from cuzk.serve.worker import Worker
+
+    journal = Journal(os.path.expanduser(args.state), ttl=args.result_ttl)
+    return Service(
+        registry, journal, devices, capacity=args.queue, job_timeout=args.job_timeout, make_worker=make_worker or Worker
+    )
+
+
 def build_ray_service(args: argparse.Namespace) -> Any:
     """The keys read here, then shipped to Ray actors that prove with them; the journal opened: the service."""
     from cuzk.serve import ray_pool
-    from cuzk.serve.journal import Journal
     from cuzk.serve.keys import KeyRegistry
-    from cuzk.serve.service import Service
 
     registry = KeyRegistry(args.keys)
     ray_pool.connect(args.ray)
     slots = ray_pool.start_pool(registry, args.backend or env.raw("CUZK_BACKEND"), args.ray_workers)
-    state = os.path.expanduser(args.state)
-    journal = Journal(state, ttl=args.result_ttl)
-    service = Service(
-        registry, journal, slots, capacity=args.queue, job_timeout=args.job_timeout, make_worker=ray_pool.RayWorker
-    )
-    return service
+    return make_service(args, registry, slots, ray_pool.RayWorker)
+
+
+def build_process_service(args: argparse.Namespace, devices: list[int | None]) -> Any:
+    """A prover process per device, started and ready (each reads the keys from DIR and compiles its kernels); the
+    keys read here only as far as the witnesses' checks need (no backend, no device touched in this process)."""
+    from cuzk.serve import process_pool
+    from cuzk.serve.keys import KeyRegistry
+
+    registry = KeyRegistry(args.keys, stored=True)
+    slots = process_pool.start_provers(args.keys, args.backend, devices)
+    return make_service(args, registry, slots, process_pool.ProcessWorker)
 
 
 def build_service(args: argparse.Namespace, devices: list[int | None]) -> Any:
     """The keys read, the kernels compiled, a DeviceProver per device, the journal opened: the service, stopped."""
-    from cuzk.engine.warm import warm_up
-    from cuzk.serve.journal import Journal
     from cuzk.serve.keys import KeyRegistry
-    from cuzk.serve.service import Service
     from cuzk.serve.worker import DeviceProver
 
     if args.ray is not None:
         return build_ray_service(args)
+    if args.workers == "processes":
+        return build_process_service(args, devices)
     backends = device_backends(args.backend, devices)
     registry = KeyRegistry(args.keys, backend=backends[0])
     for backend in backends:
-        for curve in {entry.zkey.curve.name: entry.zkey.curve for entry in registry.entries.values()}.values():
-            with warm_up(backend, curve, "prove", from_key=True, long_lived=True) as warming:
-                warming.wait()
-    state = os.path.expanduser(args.state)
-    journal = Journal(state, ttl=args.result_ttl)
-    provers = [DeviceProver(registry, backend) for backend in backends]
-    service = Service(registry, journal, provers, capacity=args.queue, job_timeout=args.job_timeout)
-    return service
+        registry.warm(backend)
+    return make_service(args, registry, [DeviceProver(registry, backend) for backend in backends])
 
 
 def run_serve(args: argparse.Namespace) -> int:
@@ -186,11 +200,12 @@ def run_serve(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}"
     recovered = service.start()
+    mode = "Ray actors" if args.ray is not None else args.workers or "threads"
 
     def ready() -> None:
         print(
             f"cuzk serve: listening on {url} (keys: {', '.join(service.registry.names())}; backend "
-            f"{service.backend}; {len(service.workers)} worker(s); {recovered} journaled job(s) resumed)",
+            f"{service.backend}; {len(service.workers)} worker(s) ({mode}); {recovered} journaled job(s) resumed)",
             flush=True,
         )
 
@@ -211,6 +226,11 @@ def add_parser(subparsers: Subparsers) -> None:
     serve.add_argument("--state", default=DEFAULT_STATE, metavar="DIR", help=f"journal (default {DEFAULT_STATE})")
     add_backend_option(serve)
     serve.add_argument("--devices", metavar="0,1", help="a worker per device (default: one)")
+    serve.add_argument(
+        "--workers",
+        choices=WORKER_MODES,
+        help="where each device's prover runs: threads of this process (default), or a process of its own",
+    )
     serve.add_argument("--queue", type=int, default=64, metavar="N", help="jobs waiting at most (default 64)")
     serve.add_argument("--max-body", type=int, default=256 * MiB, metavar="BYTES", help="request size limit (413)")
     serve.add_argument("--job-timeout", type=float, default=None, metavar="S", help="a job's running time limit")

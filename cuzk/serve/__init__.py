@@ -10,6 +10,9 @@ synchronously (``POST /prove``) or as journaled jobs (``POST /jobs``) that survi
     journal   the SQLite journal of asynchronous jobs (state directory, WAL): written before the 202 reply
     worker    one worker per device: a prover per key, the next witness prepared while the current proof runs
     service   the queue, the journal, the workers and the metrics together, without HTTP
+    dispatch  the jobs sent to provers outside the server's process, and those sent again when a prover dies
+    process_pool   each device's worker in a process of its own (``--workers processes``): the server's side
+    process_child  the prover process's side: the worker, unchanged, on a queue its pipe fills
     ray_pool  the workers as Ray actors (``--ray``, the ``ray`` extra): the same API and journal, a cluster proving
     metrics   the Prometheus metrics
     app       the aiohttp application (routes, authentication, limits) and the server's life

@@ -162,6 +162,7 @@ async def health(request: web.Request) -> web.Response:
         "status": "draining" if service.draining else "ok",
         "backend": service.backend,
         "workers": len(service.workers),
+        "provers": service.provers(),
         "queue": len(service.queue),
         "running": service.running(),
         "keys": service.registry.names(),

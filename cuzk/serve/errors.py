@@ -68,6 +68,11 @@ class RayExtraMissingError(CuzkError):
     """``cuzk serve --ray`` needs the ``ray`` extra."""
 
 
+class ProverStartError(CuzkError):
+    """A prover process of ``cuzk serve --workers processes`` could not start (its keys, its backend or its device
+    refused, it died, or it stayed silent past the start timeout): the server does not listen without it."""
+
+
 class ClientError(CuzkError):
     """The client's request failed: the server's answer (``status`` and its ``error``), or no answer at all
     (``status`` 0: the server cannot be reached)."""
@@ -83,6 +88,7 @@ __all__ = [
     "ConflictError",
     "JobNotFoundError",
     "JobTimeoutError",
+    "ProverStartError",
     "QueueFullError",
     "RayExtraMissingError",
     "ServeError",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from cuzk.backends.protocol import Backend
+from cuzk.engine.warm import warm_up
 from cuzk.engine.zkey import read_zkey_for
 from cuzk.formats.zkey import ZKey, read_zkey, read_zkey_header, snarkjs_name
 from cuzk.reference.errors import ParameterError
@@ -56,8 +57,13 @@ class KeyEntry:
 class KeyRegistry:
     """The keys of a folder, read once; :meth:`get` finds one by name or answers 422 listing the names."""
 
-    def __init__(self, folder: str, *, check_points: bool = True, backend: Backend | None = None) -> None:
-        """``backend``: the backend that will prove; a big key's sections are decoded on its host (stored_form_host)."""
+    def __init__(
+        self, folder: str, *, check_points: bool = True, backend: Backend | None = None, stored: bool = False
+    ) -> None:
+        """``backend``: the backend that will prove; a big key's sections are decoded on its host (stored_form_host).
+        ``stored``: the point sections are left as the file stores them, mapped, neither decoded nor checked: for a
+        process that checks witnesses and never proves (the head of ``--workers processes``, whose prover processes
+        read and check the keys themselves)."""
         if not os.path.isdir(folder):
             raise ParameterError(f"--keys {folder}: not a directory")
         self.folder = folder
@@ -70,7 +76,7 @@ class KeyRegistry:
             if not NAME.fullmatch(stem):
                 raise ParameterError(f"{path}: a key's name (its file stem) must be letters, digits, '.', '_', '-'")
             if backend is None:
-                zkey = read_zkey(path, check_points=check_points)
+                zkey = read_zkey(path, check_points=check_points, stored=stored)
             else:
                 zkey = read_zkey_for(path, backend, read_zkey_header(path)[1], check_points=check_points)
             self.entries[stem] = KeyEntry(stem, path, zkey)
@@ -79,6 +85,14 @@ class KeyRegistry:
 
     def names(self) -> list[str]:
         return list(self.entries)
+
+    def warm(self, backend: Backend) -> None:
+        """Compile (or load) every kernel the proofs and checks of these keys use on ``backend``, and wait: a
+        server pays its kernels before it listens, never in a client's first proof."""
+        curves = {entry.zkey.curve.name: entry.zkey.curve for entry in self.entries.values()}
+        for curve in curves.values():
+            with warm_up(backend, curve, "prove", from_key=True, long_lived=True) as warming:
+                warming.wait()
 
     def get(self, name: Any) -> KeyEntry:
         """The key called ``name``; UnprocessableError when there is none (the names are listed)."""

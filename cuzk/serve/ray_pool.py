@@ -14,12 +14,12 @@ and reports each outcome. When an actor dies (``RayActorError``: killed, its pro
 held go back, ahead of the queue, to whichever actor is up first; its slot starts a new actor (the old one killed
 for sure first, so a job never runs on two actors at once). A job is re-dispatched only when its call failed with
 its actor, never after an outcome was recorded; after ``MAX_DISPATCHES`` lost actors it fails (a witness that kills
-every prover it meets must not take down the cluster).
+every prover it meets must not take down the cluster): :mod:`cuzk.serve.dispatch`, shared with the prover
+processes of one machine.
 """
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import os
 import shutil
@@ -34,9 +34,9 @@ import ray
 from ray.exceptions import GetTimeoutError, RayActorError, RayError
 
 from cuzk.backends.registry import get_backend
-from cuzk.engine.warm import warm_up
 from cuzk.reference.errors import CuzkError, ParameterError
-from cuzk.serve.jobs import DONE, FAILED, Job, JobQueue, Outcome
+from cuzk.serve.dispatch import Dispatches
+from cuzk.serve.jobs import DONE, Job, JobQueue, Outcome
 from cuzk.serve.keys import KeyRegistry
 from cuzk.serve.worker import POLL, DeviceProver, Hooks, failure
 
@@ -44,7 +44,6 @@ NAMESPACE = "cuzk"  # the Ray namespace of the actors, named prover-<head pid>-<
 GPU_BACKENDS = ("cuda", "opencl")
 IN_FLIGHT = 2  # calls kept on an actor: one preparing while one proves
 REFILL_S = 0.01  # seconds between looks at the queue while the actor has room for another call
-MAX_DISPATCHES = 3  # actors a job may lose before it fails
 RESPAWN_S = 5.0  # seconds between attempts to start an actor whose start failed
 START_S = 900.0  # seconds the first actors may take to start (a cold numba cache compiles for minutes)
 PASSED_ENV = ("CUZK_THREADS", "CUZK_OPENCL_PLATFORM")  # the head's settings the actors get
@@ -75,9 +74,7 @@ class ProverActor:
                 Path(folder, f"{name}.zkey").write_bytes(blob)
             device = get_backend(backend)
             registry = KeyRegistry(folder, backend=device)
-            for curve in {entry.zkey.curve.name: entry.zkey.curve for entry in registry.entries.values()}.values():
-                with warm_up(device, curve, "prove", from_key=True, long_lived=True) as warming:
-                    warming.wait()
+            registry.warm(device)
             self.device = DeviceProver(registry, device)
         finally:
             shutil.rmtree(folder, ignore_errors=True)  # a key read is mapped: its pages outlive its name
@@ -103,53 +100,19 @@ class ProverActor:
         return outcome, self.device.spans(key)
 
 
-class RayPool:
-    """The actors' common state on the head: the keys in the object store, the actors' options, and the jobs that
-    lost their actor, to be sent again before any queued one."""
+class RayPool(Dispatches):
+    """The actors' common state on the head: the keys in the object store, the actors' options, and (as
+    :class:`~cuzk.serve.dispatch.Dispatches`) the jobs that lost their actor, to be sent again before any queued
+    one."""
 
     def __init__(self, registry: KeyRegistry, backend: str | None, gpu: bool) -> None:
+        super().__init__("Ray actors")
         self.keys = {name: ray.put(Path(entry.path).read_bytes()) for name, entry in registry.entries.items()}
         self.backend = backend
         env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
         self.options: dict[str, Any] = {"num_cpus": 1, "num_gpus": 1 if gpu else 0, "max_concurrency": IN_FLIGHT}
         self.options.update(max_restarts=0, namespace=NAMESPACE, runtime_env={"env_vars": env} if env else None)
         self.remote = ray.remote(ProverActor)
-        self.retry: collections.deque[Job] = collections.deque()
-        self.dispatches: dict[str, int] = {}
-        self.lock = threading.Lock()
-        self.live = 0  # RayWorker threads running
-
-    def take_retry(self) -> Job | None:
-        with self.lock:
-            return self.retry.popleft() if self.retry else None
-
-    def lost(self, job: Job, hooks: Hooks, why: str) -> None:
-        """``job``'s actor died: send it again, ahead of the queue, or fail it after MAX_DISPATCHES lost actors."""
-        with self.lock:
-            count = self.dispatches.get(job.id, 0)
-            if count < MAX_DISPATCHES:
-                self.retry.append(job)
-                return
-            self.dispatches.pop(job.id, None)
-        error = f"internal error: the job lost {count} Ray actors (last: {why})"
-        hooks.finish(job, Outcome(FAILED, error=error, http=500))
-
-    def sent(self, job: Job) -> None:
-        with self.lock:
-            self.dispatches[job.id] = self.dispatches.get(job.id, 0) + 1
-
-    def settled(self, job: Job) -> None:
-        with self.lock:
-            self.dispatches.pop(job.id, None)
-
-    def abandon(self) -> None:
-        """At shutdown, with no worker left: the jobs waiting for an actor. A synchronous one is answered 503; an
-        asynchronous one stays claimed in the journal, which queues it again at the next start."""
-        with self.lock:
-            left, self.retry = list(self.retry), collections.deque()
-        for job in left:
-            if job.notify is not None:
-                job.notify(Outcome(FAILED, error="the server is shutting down", http=503))
 
 
 class RaySlot:
@@ -158,6 +121,7 @@ class RaySlot:
     def __init__(self, pool: RayPool, index: int) -> None:
         self.pool, self.index, self.generation = pool, index, -1
         self.backend_name, self.up, self.failed_at = "", False, 0.0
+        self.info: dict[str, Any] = {}  # the actor's ready() answer
         self.actor: Any = None
         self._ready: Any = None
         self.spawn()
@@ -185,7 +149,7 @@ class RaySlot:
             raise CuzkError(f"Ray actor {self.name} {why}") from None
         except RayError as exc:
             raise CuzkError(f"Ray actor {self.name} could not start: {last_line(exc)}") from None
-        self.backend_name, self.up = info["backend"], True
+        self.backend_name, self.up, self.info = info["backend"], True, info
         return info
 
     def usable(self) -> bool:
@@ -225,16 +189,21 @@ class RayWorker:
         self._calls: dict[Any, tuple[Job, int]] = {}  # object ref → (job, the actor generation it went to)
 
     def start(self) -> None:
-        with self.pool.lock:
-            self.pool.live += 1
+        self.pool.enter()
         self._thread.start()
 
     def join(self, timeout: float | None = None) -> None:
         self._thread.join(timeout)
 
+    def describe(self) -> dict[str, Any]:
+        """The worker as ``GET /health`` lists it: its name, its actor's backend, node and process, and how many
+        times the actor was replaced."""
+        info = {name: self.slot.info.get(name) for name in ("backend", "node", "pid")}
+        return {"name": self.name, **info, "restarts": self.slot.generation}
+
     def _run(self) -> None:
         try:
-            while self._fill() or self._calls or not self.jobs.closed or (self.slot.up and self.pool.retry):
+            while self._fill() or self._calls or not self.jobs.closed or (self.slot.up and self.pool.has_retry()):
                 if self._calls:
                     full = len(self._calls) >= IN_FLIGHT  # else look at the queue again soon
                     done = ray.wait(list(self._calls), num_returns=1, timeout=POLL if full else REFILL_S)[0]
@@ -243,11 +212,7 @@ class RayWorker:
                 elif not self.slot.up:
                     time.sleep(POLL)
         finally:
-            with self.pool.lock:
-                self.pool.live -= 1
-                last = self.pool.live == 0
-            if last:
-                self.pool.abandon()
+            self.pool.leave()
 
     def _fill(self) -> bool:
         """Send jobs until IN_FLIGHT are on the actor (none while it is down); whether one was sent."""

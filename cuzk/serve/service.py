@@ -181,6 +181,11 @@ class Service:
     def running(self) -> int:
         return len(self._running)
 
+    def provers(self) -> list[dict[str, Any]]:
+        """Each worker as it describes itself: name, backend, the process that proves (``pid``), and where the
+        provers are replaceable (a prover process, a Ray actor) how many times it was replaced."""
+        return [worker.describe() for worker in self.workers]
+
     def stop(self) -> None:
         """Graceful shutdown: refuse new jobs, let the workers finish the jobs they claimed, answer the waiting
         synchronous requests 503; the queued asynchronous jobs stay queued in the journal."""

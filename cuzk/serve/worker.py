@@ -15,6 +15,7 @@ fails (a bad witness, a witness that does not satisfy the circuit) fails alone: 
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -138,6 +139,10 @@ class Worker:
     def join(self, timeout: float | None = None) -> None:
         for thread in self._threads:
             thread.join(timeout)
+
+    def describe(self) -> dict[str, Any]:
+        """The worker as ``GET /health`` lists it: its name, backend and process (the server's)."""
+        return {"name": self.name, "backend": self.device.backend_name, "pid": os.getpid()}
 
     def _stage(self) -> None:
         while not self.jobs.closed:

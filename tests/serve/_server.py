@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import queue
 import re
+import select
 import shutil
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -19,11 +21,13 @@ from cuzk.engine.verify import check_made_proof
 from cuzk.formats import snarkjs_json
 from cuzk.formats.wtns import read_wtns
 from cuzk.reference.groth16 import Proof, VerifyingKey, verify
+from cuzk.serve.client import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "snarkjs"
 KEYS = {"bn": "bn128", "bls": "bls12381"}  # a key's name on the test servers: its fixture folder
 START_S = 600  # a first start compiles the kernels (numba caches: minutes on 2 cores when cold)
+JOBS = 16  # the asynchronous jobs of a lifecycle test
 
 
 def make_keys(folder: Path) -> Path:
@@ -68,6 +72,25 @@ def verified(key: str, result: dict[str, Any], *, reference: bool = False) -> bo
     if reference:
         return verify(vk, public, proof)
     return check_made_proof(vk, public, proof, get_backend("cpu"))
+
+
+def ended(pid: int, timeout: float) -> bool:
+    """Whether process ``pid`` (not necessarily ours) has ended, or ends within ``timeout`` seconds (a pidfd
+    becomes readable when its process exits: waited for, not polled)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+
+
+def parent_of(pid: int) -> int:
+    """The parent's pid of a running process, from /proc (its stat's fourth field, after the name in parentheses)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    return int(stat[stat.rindex(")") + 2 :].split()[1])
 
 
 def clean_environment() -> dict[str, str]:
@@ -122,6 +145,14 @@ class Server:
             pass
         return "".join(out)
 
+    @property
+    def state(self) -> Path:
+        return Path(self.argv[self.argv.index("--state") + 1])
+
+    def prover_pids(self) -> list[int]:
+        """The processes that prove, as ``GET /health`` lists them (the server's own in the threads mode)."""
+        return [prover["pid"] for prover in Client(self.url).health()["provers"]]
+
     def stop(self, signum: int = signal.SIGTERM, timeout: float = 60) -> int:
         """Send ``signum`` (SIGKILL: a crash) and wait; the exit status."""
         assert self.process is not None
@@ -137,3 +168,27 @@ class Server:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=30)
+
+
+def submit_all(client: Client, prefix: str) -> dict[str, str]:
+    """JOBS asynchronous jobs, alternately on each key: {id: key}."""
+    jobs = {f"{prefix}-{i}": ("bn", "bls")[i % 2] for i in range(JOBS)}
+    for job_id, key in jobs.items():
+        assert client.submit(key, wtns(key), job_id=job_id) == {"id": job_id, "status": "queued"}
+    return jobs
+
+
+def journal_rows(state: Path) -> list[tuple[str, str, int]]:
+    with sqlite3.connect(state / "jobs.sqlite3") as db:
+        return db.execute("SELECT id, status, attempts FROM jobs ORDER BY seq").fetchall()
+
+
+def check_all_done(client: Client, jobs: dict[str, str], state: Path) -> list[tuple[str, str, int]]:
+    """Every job of ``jobs`` done, its proof verified, and in the journal once: their journal rows."""
+    for job_id, key in jobs.items():
+        done = client.wait(job_id, timeout=90)
+        assert done["status"] == "done", done
+        assert done["public"] == expected_public(key) and verified(key, done), job_id
+    rows = [row for row in journal_rows(state) if row[0] in jobs]
+    assert sorted(row[0] for row in rows) == sorted(jobs)  # every job once: none lost, none duplicated
+    return rows
