@@ -25,7 +25,6 @@ from typing import Any
 from cuzk.backends import limbs
 from cuzk.backends.protocol import Backend
 from cuzk.engine.timing import Recorder
-from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import Assignment
 from cuzk.engine.zkey import ZkeyProver
 from cuzk.formats import snarkjs_json
@@ -86,7 +85,7 @@ class DeviceProver:
         does not satisfy the circuit (a .zkey cannot tell before)."""
         prover = self.provers[prepared.key]
         with prover.recorder.span("self_check"):
-            verified = check_made_proof(prover.pk.vk, prepared.public, proof, prover.backend)
+            verified = prover.check_proof(prepared.public, proof)  # off the device: see Prover.check_proof
         if not verified:
             raise UnprocessableError(
                 f"the witness does not satisfy the circuit of key {prepared.key!r}: the proof made with it does "
