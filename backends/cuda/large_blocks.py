@@ -2,10 +2,9 @@
 
 CuPy's pool keeps what its arrays free, to hand it out again without a ``cudaMalloc``, and splits a free block for a
 smaller request. For the many small and mid-sized arrays of a proof that is what makes launches cheap. For the few
-largest (at 2^27 constraints: z, a, b, c and H of 4.3 GB each, the MSMs' tables of 2 GB and more) it is what makes
-the held memory grow past the live: a freed 4.3 GB block is split for a 2.3 GB table, and the next 4.3 GB request
-finds no block whole, so the pool asks the device for more. A 2^27 proof held 126–128 GB for 107–111 GB of live
-arrays that way, and a cap on the pool below that failed (docs/performance.md).
+largest (at 2^27 constraints: z, a, b, c and H, the largest MSM tables) it is what makes the held memory grow past
+the live: a freed block of one of them is split for a smaller request, and the next request of its size finds no
+block whole, so the pool asks the device for more (docs/performance.md has the figures at 2^27).
 
 An array of LARGE_FRACTION of the device's memory or more is therefore allocated by itself (``cudaMalloc``) and
 freed by itself when its last view dies (``cudaFree``, which waits for the device's queued work: rare at these
@@ -19,7 +18,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-LARGE_FRACTION = 1 / 64  # of the device's memory: on a 141 GB H200, 2.2 GB (a 2^26 array of 32-byte values)
+LARGE_FRACTION = 1 / 64  # of the device's memory: on an H200, a 2^26 array of 32-byte values is just below it
 
 _lock = threading.Lock()
 _installed: list[int] = []  # the threshold in bytes, once installed (one allocator for the process)
