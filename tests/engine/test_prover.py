@@ -33,7 +33,7 @@ from cuzk.errors import CuzkError, ProofSelfCheckError
 from cuzk.reference.circuits import CIRCUITS, build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import ParameterError, UnsatisfiedConstraintError
-from cuzk.reference.groth16 import ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
+from cuzk.reference.groth16 import Proof, ToxicWaste, create_proof, generate_parameters_with_toxic_waste, verify
 from cuzk.reference.qap import Reduction
 
 from .._suite_backends import usable_or_skip
@@ -354,6 +354,41 @@ def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
         small.msm, small.msm_prepared = counted, counted_prepared  # type: ignore[method-assign]
     assert prover.prove(cs, r=5, s=6).to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
     assert sorted(calls) == [("g1", 4), ("g2", 2)]  # Σl, Σh, Σa, Σb; [β]₂, [δ]₂
+
+
+def test_a_long_lived_provers_check_pairs_on_the_host_beside_a_device() -> None:
+    """A prover of many proofs (a server's: ``proofs`` None) checks each proof with the cpu's compiled pairing once
+    it is ready, so that the check does not queue on the device between the next proof's kernels; a one-shot
+    prover (``proofs=1``) keeps the device's own pairing (it would otherwise load the host's kernels). Both
+    answer as the reference verifier."""
+    usable_or_skip("opencl")
+    usable_or_skip("cpu")
+    cpu = get_backend("cpu")
+    with cpu.warm_up(BN254, "verify") as warming:  # stamps the pairing's kernels ready
+        assert warming.wait(timeout=900), warming.failures
+    cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
+    served, once = Prover(pk, "opencl", verify=True), Prover(pk, "opencl", verify=True, proofs=1)
+    assert served.long_lived and not once.long_lived
+    used: list[str] = []
+    for backend in (cpu, served.backend):
+        check = backend.pairing_check
+
+        def counted(*args: Any, check: Any = check, name: str = backend.name) -> Any:
+            used.append(name)
+            return check(*args)
+
+        backend.pairing_check = counted  # type: ignore[method-assign]
+    try:
+        proof = served.prove(cs, r=5, s=6)
+        assert used == ["cpu"]
+        assert once.prove(cs, r=5, s=6).to_bytes() == proof.to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
+        assert used == ["cpu", "opencl"]
+        public = [v.value for v in cs.input_assignment[1:]]
+        tampered = Proof(proof.a, proof.b, proof.c + BN254.g1.generator)
+        assert served.check_proof(public, proof) and not served.check_proof(public, tampered)
+    finally:
+        for backend in (cpu, served.backend):
+            del backend.pairing_check  # the class's method again
 
 
 def test_a_pipeline_keeps_z_before_each_proof_starts() -> None:
