@@ -1,6 +1,6 @@
 """The rules shared by the prover processes and the Ray actors for jobs whose prover died (cuzk.serve.dispatch):
-sent again ahead of the queue, MAX_DISPATCHES times in all, a settled job's count forgotten; the last worker to stop answers
-the synchronous jobs still waiting 503."""
+sent again ahead of the queue, MAX_DISPATCHES times in all, a settled job's count forgotten; the last worker to
+stop answers the synchronous jobs still waiting 503."""
 
 from __future__ import annotations
 
