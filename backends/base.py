@@ -54,6 +54,8 @@ from cuzk.backends.errors import (
 from cuzk.backends.limbs import check_points, check_scalars
 from cuzk.reference.curves import Curve
 
+SHARED_CHECK_ROWS = 1024  # msm_batch looks for a scalar array inside earlier ones of at least this many rows
+
 
 class BackendBase(HostCapabilities):
     """Validation and capability bookkeeping shared by every backend; subclasses implement the ``_`` hooks.
@@ -163,6 +165,7 @@ class BackendBase(HostCapabilities):
         wins = [None] * len(bases) if windows is None else [check_window(w) for w in windows]
         if len(wins) != len(bases):
             raise InputSizeMismatchError(f"{len(wins)} windows for {len(bases)} MSMs", array="windows")
+        checked: list[np.ndarray | KeptScalars] = []  # the large scalar arrays checked so far (z, then z[k:] is in it)
         for j, (b, s) in enumerate(zip(bases, scalars, strict=True)):
             if isinstance(b, PreparedBases):
                 self._check_handle(b, f"bases[{j}]")
@@ -172,8 +175,10 @@ class BackendBase(HostCapabilities):
                     )
             else:
                 check_points(c, g, b, f"bases[{j}]")
-            if not any(rows_within(s, earlier) for earlier in scalars[:j]):
+            if not any(rows_within(s, earlier) for earlier in checked):
                 self._check_scalars(c, s, f"scalars[{j}]", in_msm=True)
+                if len(s) >= SHARED_CHECK_ROWS:  # a small array is checked again sooner than searched for
+                    checked.append(s)
             if len(b) != len(s):
                 raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
         result = self._msm_batch(c, g, list(bases), list(scalars), wins)

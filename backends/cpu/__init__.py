@@ -11,7 +11,8 @@ which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS:
 check, for verifying a proof in milliseconds), :mod:`.warm` (WARM_UP: compiling ahead in other processes). Kept
 scalars (KEPT_SCALARS) are a private copy of the checked array: the MSMs and sparse products that take them check
 nothing again.
-:mod:`.point_ntt` (POINT_NTT) is the NTT over G1/G2 points: a ptau's Lagrange bases (``prepare phase2``).
+:mod:`.point_ntt` (POINT_NTT) is the NTT over G1/G2 points: a ptau's Lagrange bases (``prepare phase2``);
+:mod:`.row_sums` an ``msm_batch`` of many rows of a few terms (a setup's sums).
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk once per machine, then loaded), when a backend method first needs them.
@@ -20,10 +21,8 @@ Threads: ``threads`` (default: $CUZK_THREADS, else numba's NUMBA_NUM_THREADS, i.
 run on one :class:`~concurrent.futures.ThreadPoolExecutor`; calls from several Python threads at once are safe (the
 engine runs the G2 MSM beside the G1 MSMs).
 
-Internal time: ``last_internal_seconds()`` is, for the calling thread's last call, the wall-clock seconds in which
-at least one of the call's compiled kernels was running (:mod:`.clock`): input validation, planning, allocation and
-result conversion in Python, and waiting for pool threads busy with another thread's call, are left out, so the
-engine's overhead column (wrapper − internal) shows them.
+Internal time: ``last_internal_seconds()`` is, for the calling thread's last call, the seconds in which one of its
+kernels ran (:mod:`.clock`), so that the engine's overhead column (wrapper − internal) shows the rest.
 """
 
 from __future__ import annotations
@@ -99,8 +98,7 @@ class _Runtime:
         load_registries()  # here, before any kernel's first call would (without scipy's import: see there)
 
         self.fieldops, self.fixed_base, self.msm, self.ntt, self.params = fieldops, fixed_base, msm, ntt, params
-        self.free_scalars = free_scalars
-        self.threads = threads
+        self.free_scalars, self.threads = free_scalars, threads
         self.pool = KernelPool(ThreadPoolExecutor(self.threads, thread_name_prefix="cuzk-cpu"), CLOCK)
         self.ntts: dict[str, Any] = {}
         self.tables: dict[tuple[str, str], Any] = {}
@@ -119,13 +117,11 @@ class _Runtime:
         """The fixed-base table of ``group``'s generator (built on first use, ~0.1 s)."""
         with self.lock:
             if (curve.name, group) not in self.tables:
-                F = self.curve(curve).fq.consts
+                F, degree = self.curve(curve).fq.consts, 1 if group == "g1" else 2
                 generator = limbs.point_to_limbs(curve, group, limbs.group_of(curve, group).generator)
                 like = F.one if group == "g1" else (F.one, F.one)
-                degree = 1 if group == "g1" else 2
-                self.tables[curve.name, group] = self.fixed_base.FixedBase(
-                    generator, degree, like, F, self.pool, self.threads
-                )
+                table = self.fixed_base.FixedBase(generator, degree, like, F, self.pool, self.threads)
+                self.tables[curve.name, group] = table
             return self.tables[curve.name, group]
 
 
@@ -166,8 +162,7 @@ class CpuBackend(BackendBase):
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
         super().__init__(device=device)  # a GPU index: nothing to choose on the host
-        if threads is None:
-            threads = threads_from_env()
+        threads = threads_from_env() if threads is None else threads
         if not (threads is None or (isinstance(threads, int) and threads >= 1)):
             raise ParameterError(f"threads must be a positive int or None (all cores), got {threads!r}")
         self._threads = threads
@@ -247,7 +242,13 @@ class CpuBackend(BackendBase):
         scalars: list[np.ndarray],
         windows: list[int | None],
     ) -> np.ndarray:
-        return super()._msm_batch(curve, group, bases, scalars, windows)
+        """Rows of raw points and a few terms each (a setup's sums) in one pass (:mod:`.row_sums`), else an MSM each."""
+        from cuzk.backends.cpu.row_sums import RowSums, small_rows
+
+        if not small_rows(bases):
+            return super()._msm_batch(curve, group, bases, scalars, windows)
+        rt = self.runtime()
+        return RowSums(curve, rt.curve(curve), rt.pool, rt.threads)(group, bases, [_host(s) for s in scalars])  # type: ignore[arg-type]
 
     # --- kept scalars: checked once, held as the array itself ---------------------------------------------------
 

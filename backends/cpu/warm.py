@@ -136,6 +136,16 @@ def fixed_base_task(group: str) -> Callable[[Any, Curve], None]:
     return run
 
 
+def row_sums_task(group: str) -> Callable[[Any, Curve], None]:
+    """A setup's sums of a few terms each (``msm_batch`` of small rows: :mod:`.row_sums`)."""
+
+    def run(backend: Any, curve: Curve) -> None:
+        points, scalars = _points(curve, group, 2), _scalars(curve, 2, seed=4)
+        backend.msm_batch(curve, group, [points, points[:1]], [scalars, scalars[:1]])
+
+    return run
+
+
 @dataclass(frozen=True)
 class Task:
     """A warm-up task: the ``works`` it belongs to, what it runs, its own compile seconds (``cost``, measured on a
@@ -168,6 +178,8 @@ TASKS: dict[str, Task] = {
     "pairing": Task(("verify",), pairing_task, 5.6, "pairing"),
     "fixed_g2": Task(("setup",), fixed_base_task("g2"), 4.0, "setup"),
     "fixed_g1": Task(("setup",), fixed_base_task("g1"), 2.5, "setup"),
+    "sums_g2": Task(("setup",), row_sums_task("g2"), 3.0, "setup"),
+    "sums_g1": Task(("setup",), row_sums_task("g1"), 1.5, "setup"),
 }
 
 

@@ -38,6 +38,8 @@ from cuzk.formats.zkey_write import coefficients_of
 from cuzk.reference.curves import Curve
 
 BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (its checks grow with the square)
+HOST_BATCH_ROWS = 1 << 14  # sums handed to one msm_batch call of a host backend
+FEW_TERMS = 64  # rows of at most this many terms go to msm_batch; longer ones are MSMs of their own
 HOST_ROWS = 1024  # sums per task of the host threads
 
 
@@ -60,8 +62,11 @@ class Sums:
 
 def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np.ndarray:
     """Every row's Σ scalar·base over ``table`` as canonical affine limbs (identity: zeros). A row of one term with
-    scalar 1 is that base; the others are MSMs: ``msm_batch`` calls of BATCH_ROWS rows on a device backend with
-    MSM_BATCH, else ``msm`` per row, from a thread per core (a host backend's kernels release the GIL)."""
+    scalar 1 is that base. Rows of at most FEW_TERMS terms (nearly all: a variable appears in a few constraints) go
+    to ``msm_batch`` when the backend offers it: BATCH_ROWS rows a call on a device, HOST_BATCH_ROWS on the host
+    (whose batch of small rows is one pass over their terms); the longer rows (the constant's, a public signal's)
+    and every row of a backend without MSM_BATCH are an ``msm`` each, from a thread per core on the host (its
+    kernels release the GIL)."""
     group, points = table.group, table.limbs
     counts = np.diff(sums.indptr)
     out = np.zeros((len(counts), *limbs.point_shape(curve, group)), np.uint64)
@@ -72,24 +77,28 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
     is_one[single] = np.all(sums.scalars[first[single]] == one, axis=1)
     out[is_one] = points[sums.bases[first[is_one]]]
     rows = np.flatnonzero((counts > 0) & ~is_one)
+    device = has_capability(backend, DEVICE)
+    batched = rows[counts[rows] <= FEW_TERMS] if has_capability(backend, MSM_BATCH) else rows[:0]
+    each = np.setdiff1d(rows, batched, assume_unique=True)
 
-    device = has_capability(backend, DEVICE) and has_capability(backend, MSM_BATCH)
-
-    def run(chunk: np.ndarray) -> None:
+    def terms(chunk: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
         spans = [(int(sums.indptr[r]), int(sums.indptr[r + 1])) for r in chunk]
-        bases = [points[sums.bases[lo:hi]] for lo, hi in spans]
-        scalars = [sums.scalars[lo:hi] for lo, hi in spans]
-        if device:
-            out[chunk] = backend_batch(backend).msm_batch(curve, group, bases, scalars)
-        else:
-            for r, b, s in zip(chunk, bases, scalars, strict=True):
-                out[r] = backend.msm(curve, group, b, s)
+        return [points[sums.bases[lo:hi]] for lo, hi in spans], [sums.scalars[lo:hi] for lo, hi in spans]
 
+    def run_batch(chunk: np.ndarray) -> None:
+        out[chunk] = backend_batch(backend).msm_batch(curve, group, *terms(chunk))
+
+    def run_each(chunk: np.ndarray) -> None:
+        for r, b, s in zip(chunk, *terms(chunk), strict=True):
+            out[r] = backend.msm(curve, group, b, s)
+
+    size = BATCH_ROWS if device else HOST_BATCH_ROWS
+    for lo in range(0, len(batched), size):  # one call at a time: a device's stream, the host's pool
+        run_batch(batched[lo : lo + size])
     workers = 1 if device else os.cpu_count() or 1
-    size = BATCH_ROWS if device else max(1, min(HOST_ROWS, -(-len(rows) // (4 * workers))))
-    chunks = [rows[lo : lo + size] for lo in range(0, len(rows), size)]
+    step = max(1, min(HOST_ROWS, -(-len(each) // (4 * workers))))
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        for future in [pool.submit(run, chunk) for chunk in chunks]:
+        for future in [pool.submit(run_each, each[lo : lo + step]) for lo in range(0, len(each), step)]:
             future.result()
     return out
 

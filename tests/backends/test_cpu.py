@@ -177,6 +177,31 @@ def test_prepared_bases_and_batch(cpu: CpuBackend, curve: Curve, group: str) -> 
 
 @pytest.mark.parametrize("curve", CURVES, ids=curve_id)
 @pytest.mark.parametrize("group", ["g1", "g2"])
+def test_a_batch_of_small_rows_is_summed_in_one_pass(cpu: CpuBackend, curve: Curve, group: str) -> None:
+    """A setup's sums (:mod:`cuzk.backends.cpu.row_sums`): rows of 0 … SMALL_ROWS raw points with scalars 1, −1, 0,
+    small, large and random, the identity among the points, each the reference's MSM of its row; a batch with one
+    longer row goes an MSM a row, to the same values."""
+    from cuzk.backends.cpu.row_sums import SMALL_ROWS
+
+    rng = random.Random(11)
+    generator = limbs.group_of(curve, group).generator
+    table = limbs.points_to_limbs(
+        curve, group, [generator * rng.randrange(1, curve.r) for _ in range(9)] + [generator * 0]
+    )
+    choices = [1, curve.r - 1, 0, 2, 7, curve.r - 3, 1 << 130, rng.randrange(curve.r)]
+    sizes = [0, 1, 1, 2, 3, 5, SMALL_ROWS] + [rng.randrange(1, 6) for _ in range(13)]
+    bases = [table[[rng.randrange(len(table)) for _ in range(k)]] for k in sizes]
+    scalars = [limbs.ints_to_limbs([rng.choice(choices) for _ in range(k)], limbs.FR_LIMBS) for k in sizes]
+    expected = np.stack([REF.msm(curve, group, b, k) for b, k in zip(bases, scalars, strict=True)])
+    assert np.array_equal(cpu.msm_batch(curve, group, bases, scalars), expected)
+    longer = np.concatenate([bases[-1]] * (SMALL_ROWS // len(bases[-1]) + 1))
+    longer_scalars = np.concatenate([scalars[-1]] * (SMALL_ROWS // len(bases[-1]) + 1))
+    mixed = cpu.msm_batch(curve, group, [*bases[:3], longer], [*scalars[:3], longer_scalars])
+    assert np.array_equal(mixed, np.stack([*expected[:3], REF.msm(curve, group, longer, longer_scalars)]))
+
+
+@pytest.mark.parametrize("curve", CURVES, ids=curve_id)
+@pytest.mark.parametrize("group", ["g1", "g2"])
 def test_windows_split_into_point_ranges(
     cpu: CpuBackend, curve: Curve, group: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
