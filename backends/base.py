@@ -53,8 +53,10 @@ from cuzk.backends.errors import (
 )
 from cuzk.backends.limbs import check_points, check_scalars
 from cuzk.reference.curves import Curve
+from cuzk.reference.errors import CuzkError
 
 SHARED_CHECK_ROWS = 1024  # msm_batch looks for a scalar array inside earlier ones of at least this many rows
+JOINT_CHECK_ARRAYS = 16  # msm_batch checks this many raw arrays or more in one pass over all their rows
 
 
 class BackendBase(HostCapabilities):
@@ -166,6 +168,7 @@ class BackendBase(HostCapabilities):
         if len(wins) != len(bases):
             raise InputSizeMismatchError(f"{len(wins)} windows for {len(bases)} MSMs", array="windows")
         checked: list[np.ndarray | KeptScalars] = []  # the large scalar arrays checked so far (z, then z[k:] is in it)
+        joint = self._checked_together(c, g, bases, scalars)
         for j, (b, s) in enumerate(zip(bases, scalars, strict=True)):
             if isinstance(b, PreparedBases):
                 self._check_handle(b, f"bases[{j}]")
@@ -173,9 +176,9 @@ class BackendBase(HostCapabilities):
                     raise BackendInputError(
                         f"prepared for {b.curve.name} {b.group}, not {c.name} {g}", array=f"bases[{j}]"
                     )
-            else:
+            elif j not in joint:
                 check_points(c, g, b, f"bases[{j}]")
-            if not any(rows_within(s, earlier) for earlier in checked):
+            if j not in joint and not any(rows_within(s, earlier) for earlier in checked):
                 self._check_scalars(c, s, f"scalars[{j}]", in_msm=True)
                 if len(s) >= SHARED_CHECK_ROWS:  # a small array is checked again sooner than searched for
                     checked.append(s)
@@ -183,6 +186,22 @@ class BackendBase(HostCapabilities):
                 raise InputSizeMismatchError(f"{len(s)} rows for {len(b)} bases", array=f"scalars[{j}]")
         result = self._msm_batch(c, g, list(bases), list(scalars), wins)
         return check_output(self.name, "msm_batch", result, (len(bases), *limbs.point_shape(c, g)))
+
+    def _checked_together(
+        self, curve: Curve, group: str, bases: Sequence[object], scalars: Sequence[object]
+    ) -> frozenset[int]:
+        """The MSMs of a batch of many raw arrays (a setup's thousands of rows of a few points) whose points and
+        scalars pass their checks in one pass over all their rows; none when one fails (each array is then checked
+        alone, which names the one at fault) or the batch is small."""
+        raw = [j for j, (b, s) in enumerate(zip(bases, scalars, strict=True)) if type(b) is type(s) is np.ndarray]
+        if len(raw) < JOINT_CHECK_ARRAYS:
+            return frozenset()
+        try:
+            check_points(curve, group, np.concatenate([bases[j] for j in raw]), "bases")  # type: ignore[misc]
+            self._check_scalars(curve, np.concatenate([scalars[j] for j in raw]), "scalars", in_msm=True)  # type: ignore[misc]
+        except (CuzkError, ValueError):  # ValueError: arrays that do not fit together, each refused below
+            return frozenset()
+        return frozenset(raw)
 
     def compute_h(
         self, curve: CurveLike, a: np.ndarray, b: np.ndarray, c: np.ndarray, *, reduction: Reduction

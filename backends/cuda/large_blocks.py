@@ -20,7 +20,7 @@ from typing import Any
 
 LARGE_FRACTION = 1 / 64  # of the device's memory: on an H200, a 2^26 array of 32-byte values is just below it
 
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: an Apart may die (its __del__ counts) while the lock is held
 _installed: list[int] = []  # the threshold in bytes, once installed (one allocator for the process)
 _live = [0]
 

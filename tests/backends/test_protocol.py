@@ -327,3 +327,29 @@ def test_msm_batch_still_rejects_a_bad_array_beside_a_checked_one() -> None:
     assert got.shape == (2, *limbs.point_shape(curve, "g1"))
     with pytest.raises(NonCanonicalInputError, match=r"^scalars\[1\]"):
         REF.msm_batch(curve, "g1", [bases, bases], [good, bad])
+
+
+@pytest.mark.parametrize("fault", ["scalar", "point", "shape"])
+def test_msm_batch_of_many_arrays_checks_them_together_and_names_the_bad_one(fault: str) -> None:
+    """A batch of many small MSMs (a setup's rows) is checked in one pass over all its rows; when that pass fails,
+    the error names the array at fault as the per-array checks do."""
+    curve, count = BN254, 40
+    bases = [limbs.points_to_limbs(curve, "g1", [curve.g1.generator * (k + 1)]) for k in range(count)]
+    scalars = [limbs.ints_to_limbs([k + 2], limbs.FR_LIMBS) for k in range(count)]
+    got = REF.msm_batch(curve, "g1", bases, scalars)
+    assert [limbs.limbs_to_points(curve, "g1", got[k : k + 1])[0] for k in (0, 39)] == [
+        curve.g1.generator * 2,
+        curve.g1.generator * (40 * 41),
+    ]
+    if fault == "scalar":
+        scalars[23] = limbs.ints_to_limbs([curve.r], limbs.FR_LIMBS)
+        error, name = NonCanonicalInputError, r"^scalars\[23\]"
+    elif fault == "point":
+        bases[31] = bases[31].copy()
+        bases[31][0, 0] = limbs.int_to_limbs(curve.q, limbs.fq_limbs(curve))
+        error, name = NonCanonicalInputError, r"^bases\[31\]"
+    else:
+        bases[7] = np.zeros((1, 2, 6), np.uint64)
+        error, name = LimbCountError, r"^bases\[7\]"
+    with pytest.raises(error, match=name):
+        REF.msm_batch(curve, "g1", bases, scalars)
