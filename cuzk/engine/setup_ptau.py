@@ -25,8 +25,8 @@ from typing import cast
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import DEVICE, MSM_BATCH, Backend, SupportsMsmBatch, has_capability
-from cuzk.backends.registry import resolve_backend
+from cuzk.backends.protocol import DEVICE, MSM_BATCH, WARM_UP, Backend, SupportsMsmBatch, has_capability
+from cuzk.backends.registry import host_backend, resolve_backend
 from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.setup_hash import check_hashable, circuit_hash
 from cuzk.formats.errors import FormatError
@@ -63,10 +63,10 @@ class Sums:
 def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np.ndarray:
     """Every row's Σ scalar·base over ``table`` as canonical affine limbs (identity: zeros). A row of one term with
     scalar 1 is that base. Rows of at most FEW_TERMS terms (nearly all: a variable appears in a few constraints) go
-    to ``msm_batch`` when the backend offers it: BATCH_ROWS rows a call on a device, HOST_BATCH_ROWS on the host
-    (whose batch of small rows is one pass over their terms); the longer rows (the constant's, a public signal's)
-    and every row of a backend without MSM_BATCH are an ``msm`` each, from a thread per core on the host (its
-    kernels release the GIL)."""
+    to ``msm_batch`` of :func:`small_rows_backend` when it offers it: HOST_BATCH_ROWS rows a call on the host (whose
+    batch of small rows is one pass over their terms), BATCH_ROWS on a device; the longer rows (the constant's, a
+    public signal's) and every row without MSM_BATCH are an ``msm`` each of ``backend``, from a thread per core on
+    the host (its kernels release the GIL)."""
     group, points = table.group, table.limbs
     counts = np.diff(sums.indptr)
     out = np.zeros((len(counts), *limbs.point_shape(curve, group)), np.uint64)
@@ -77,16 +77,18 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
     is_one[single] = np.all(sums.scalars[first[single]] == one, axis=1)
     out[is_one] = points[sums.bases[first[is_one]]]
     rows = np.flatnonzero((counts > 0) & ~is_one)
-    device = has_capability(backend, DEVICE)
-    batched = rows[counts[rows] <= FEW_TERMS] if has_capability(backend, MSM_BATCH) else rows[:0]
+    summer = small_rows_backend(backend)
+    device = has_capability(summer, DEVICE)
+    batched = rows[counts[rows] <= FEW_TERMS] if has_capability(summer, MSM_BATCH) else rows[:0]
     each = np.setdiff1d(rows, batched, assume_unique=True)
+    on_device = has_capability(backend, DEVICE)
 
     def terms(chunk: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
         spans = [(int(sums.indptr[r]), int(sums.indptr[r + 1])) for r in chunk]
         return [points[sums.bases[lo:hi]] for lo, hi in spans], [sums.scalars[lo:hi] for lo, hi in spans]
 
     def run_batch(chunk: np.ndarray) -> None:
-        out[chunk] = backend_batch(backend).msm_batch(curve, group, *terms(chunk))
+        out[chunk] = backend_batch(summer).msm_batch(curve, group, *terms(chunk))
 
     def run_each(chunk: np.ndarray) -> None:
         for r, b, s in zip(chunk, *terms(chunk), strict=True):
@@ -95,12 +97,22 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
     size = BATCH_ROWS if device else HOST_BATCH_ROWS
     for lo in range(0, len(batched), size):  # one call at a time: a device's stream, the host's pool
         run_batch(batched[lo : lo + size])
-    workers = 1 if device else os.cpu_count() or 1
+    workers = 1 if on_device else os.cpu_count() or 1
     step = max(1, min(HOST_ROWS, -(-len(each) // (4 * workers))))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for future in [pool.submit(run_each, each[lo : lo + step]) for lo in range(0, len(each), step)]:
             future.result()
     return out
+
+
+def small_rows_backend(backend: Backend) -> Backend:
+    """Where the rows of a few terms are summed: beside a device, its host backend when that one compiles its
+    kernels (the cpu backend, whose batch of small rows is one pass over their terms; a device's is a launch per
+    BATCH_ROWS rows, many thousands at 2^20); else ``backend`` itself."""
+    if not has_capability(backend, DEVICE):
+        return backend
+    host = host_backend(backend, MSM_BATCH)
+    return host if host is not backend and has_capability(host, WARM_UP) else backend
 
 
 def backend_batch(backend: Backend) -> SupportsMsmBatch:

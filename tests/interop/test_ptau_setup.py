@@ -24,6 +24,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.registry import get_backend
 from cuzk.engine.setup import snarkjs_root_of_unity
+from cuzk.engine.setup_ptau import small_rows_backend
 from cuzk.formats.binfile import write_binfile
 from cuzk.formats.points import PointDecoder, field_bytes
 from cuzk.formats.r1cs import write_constraint_system
@@ -33,6 +34,7 @@ from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.qap import batch_inverse
 
 from .._shared_build import shared_folder
+from .._suite_backends import usable_or_skip
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CURVES = {"bn128": BN254, "bls12381": BLS12_381}
@@ -181,3 +183,19 @@ def _prove_and_verify(node_tools, cuzk, zkey: Path, wtns: Path, folder: Path) ->
     assert result.code == 0, result.err
     accepted, output = node_tools.verify(vk, public, proof)
     assert accepted, output
+
+
+@pytest.mark.parametrize("device", ["opencl", "cuda"])
+def test_a_devices_setup_is_the_cpus_byte_for_byte(cuzk, dev_ptau, device: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A device backend makes the same key as the cpu backend: its rows of a few terms summed by the host's cpu
+    backend beside it (small_rows_backend), its long rows (the constant's, the public signals') on the device."""
+    usable_or_skip(device)
+    assert small_rows_backend(get_backend(device)).name == "cpu"
+    assert small_rows_backend(get_backend("cpu")).name == "cpu"
+    r1cs, _ = circuit_of_domain(BN254, 10, tmp_path)
+    for backend in ("cpu", device):
+        result = cuzk(
+            "groth16", "setup", r1cs, dev_ptau("bn128", 12), tmp_path / f"{backend}.zkey", "--backend", backend
+        )
+        assert result.code == 0, result.err
+    assert _sha256(tmp_path / "cpu.zkey") == _sha256(tmp_path / f"{device}.zkey")
