@@ -18,18 +18,22 @@ import struct
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.protocol import MSM_BATCH, Backend, has_capability
+from cuzk.engine.small_rows import backend_batch, small_rows_backend
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import point_bytes
 from cuzk.formats.ptau import Ptau
 from cuzk.formats.zkey import ZKey
 from cuzk.formats.zkey_write import uncompressed
-from cuzk.reference.curves import Point
+from cuzk.reference.curves import Curve, Point
 
 HASH_CHUNK = 1 << 14
+DIFFERENCE_ROWS = 1 << 14  # H's differences handed to one msm_batch call
 
 
-def circuit_hash(key: ZKey, ptau: Ptau, ic: np.ndarray) -> bytes:
-    """Section 10's hash of ``key`` (made from ``ptau``), ``ic`` its IC as limbs."""
+def circuit_hash(key: ZKey, ptau: Ptau, ic: np.ndarray, backend: Backend | None = None) -> bytes:
+    """Section 10's hash of ``key`` (made from ``ptau``), ``ic`` its IC as limbs; H's points by ``backend`` (see
+    :func:`h_hash_points`)."""
     curve = key.curve
     hasher = hashlib.blake2b(digest_size=64)
     header: list[tuple[str, Point]] = [
@@ -44,7 +48,7 @@ def circuit_hash(key: ZKey, ptau: Ptau, ic: np.ndarray) -> bytes:
         hasher.update(uncompressed(limbs.points_to_limbs(curve, group, [point])))
     n = key.domain_size
     hasher.update(struct.pack(">I", len(ic)) + uncompressed(ic))
-    hasher.update(struct.pack(">I", n - 1) + h_hash_points(ptau, n))
+    hasher.update(struct.pack(">I", n - 1) + h_hash_points(ptau, n, backend))
     for table in (key.l_query, key.a_query, key.b_g1_query, key.b_g2_query):
         hasher.update(struct.pack(">I", len(table)) + uncompressed(table.limbs))  # type: ignore[attr-defined]
     return hasher.digest()
@@ -66,16 +70,31 @@ def check_hashable(ptau: Ptau, n: int) -> None:
         )
 
 
-def h_hash_points(ptau: Ptau, n: int) -> bytes:
-    """[τ^(i+n)]₁ − [τ^i]₁ for i < hashed_count(n), uncompressed; FormatError where snarkjs reads past section 2."""
+def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
+    """[τ^(i+n)]₁ − [τ^i]₁ for i < hashed_count(n), uncompressed; FormatError where snarkjs reads past section 2.
+    With ``backend``: each difference a row of ``msm_batch`` (the two points, by 1 and −1), DIFFERENCE_ROWS rows a
+    call; without, in Python integers (the oracle, a chord per point, the slopes inverted together)."""
     count = hashed_count(n)
     check_hashable(ptau, n)
-    low = _ints(ptau.points(2, 0, count).limbs)
-    high = _ints(ptau.points(2, n, count).limbs)
-    q = ptau.curve.q
-    differences = _subtract(low, high, q, ptau)
+    low, high = ptau.points(2, 0, count).limbs, ptau.points(2, n, count).limbs
+    if backend is not None and has_capability(small_rows_backend(backend), MSM_BATCH):
+        return uncompressed(point_differences(backend, ptau.curve, high, low))
+    differences = _subtract(_ints(low), _ints(high), ptau.curve.q, ptau)
     n8 = point_bytes(ptau.curve, "g1") // 2
     return b"".join(x.to_bytes(n8, "big") + y.to_bytes(n8, "big") for x, y in differences)
+
+
+def point_differences(backend: Backend, curve: Curve, high: np.ndarray, low: np.ndarray) -> np.ndarray:
+    """high[i] − low[i] for G1 canonical affine limbs (n, 2, L), as the same: rows [high[i], low[i]] by (1, −1) of
+    ``msm_batch`` on :func:`~cuzk.engine.setup_ptau.small_rows_backend` (the host's, beside a device)."""
+    summer = backend_batch(small_rows_backend(backend))
+    rows = np.stack([high, low], axis=1)  # (n, 2 points, 2, L)
+    signs = limbs.ints_to_limbs([1, curve.r - 1], limbs.FR_LIMBS)
+    out = np.empty_like(high)
+    for lo in range(0, len(rows), DIFFERENCE_ROWS):
+        chunk = list(rows[lo : lo + DIFFERENCE_ROWS])
+        out[lo : lo + len(chunk)] = summer.msm_batch(curve, "g1", chunk, [signs] * len(chunk))
+    return out
 
 
 def _ints(array: np.ndarray) -> list[tuple[int, int]]:
@@ -118,4 +137,4 @@ def _reference_difference(ptau: Ptau, low: tuple[int, int], high: tuple[int, int
     return limbs.limbs_to_int(result[0]), limbs.limbs_to_int(result[1])
 
 
-__all__ = ["check_hashable", "circuit_hash", "h_hash_points", "hashed_count"]
+__all__ = ["check_hashable", "circuit_hash", "h_hash_points", "hashed_count", "point_differences"]

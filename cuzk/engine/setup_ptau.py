@@ -20,15 +20,15 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import cast
 
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import DEVICE, MSM_BATCH, WARM_UP, Backend, SupportsMsmBatch, has_capability
-from cuzk.backends.registry import host_backend, resolve_backend
+from cuzk.backends.protocol import DEVICE, MSM_BATCH, Backend, has_capability
+from cuzk.backends.registry import resolve_backend
 from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.setup_hash import check_hashable, circuit_hash
+from cuzk.engine.small_rows import backend_batch, small_rows_backend
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import PointTable
 from cuzk.formats.ptau import Ptau
@@ -105,21 +105,6 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
     return out
 
 
-def small_rows_backend(backend: Backend) -> Backend:
-    """Where the rows of a few terms are summed: beside a device, its host backend when that one compiles its
-    kernels (the cpu backend, whose batch of small rows is one pass over their terms; a device's is a launch per
-    BATCH_ROWS rows, many thousands at 2^20); else ``backend`` itself."""
-    if not has_capability(backend, DEVICE):
-        return backend
-    host = host_backend(backend, MSM_BATCH)
-    return host if host is not backend and has_capability(host, WARM_UP) else backend
-
-
-def backend_batch(backend: Backend) -> SupportsMsmBatch:
-    """``backend`` as what it declared: MSM_BATCH."""
-    return cast(SupportsMsmBatch, backend)
-
-
 def setup_from_ptau(
     r1cs: R1cs, ptau: Ptau, *, backend: Backend | str | None = None, path: str = ""
 ) -> tuple[ZKey, bytes]:
@@ -170,7 +155,7 @@ def setup_from_ptau(
         l_query=PointTable(curve, "g1", ic_c[num_public + 1 :]),
         h_query=h_query,
     )
-    return key, circuit_hash(key, ptau, ic_c[: num_public + 1])
+    return key, circuit_hash(key, ptau, ic_c[: num_public + 1], chosen)
 
 
 def check_fits(r1cs: R1cs, ptau: Ptau, curve: Curve) -> int:

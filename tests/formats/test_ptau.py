@@ -175,3 +175,25 @@ def test_a_circuit_filling_the_ptau_past_one_hash_chunk_is_refused(
     argv = ["groth16", "setup", str(tmp_path / "c.r1cs"), str(ptau_of("bn128")), str(tmp_path / "c.zkey")]
     assert main(argv) == 2 and not (tmp_path / "c.zkey").exists()
     assert "needs a ptau of 2^8 here" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["bn128", "bls12381"])
+def test_the_hashs_h_points_by_a_backend_are_the_python_oracles(name: str) -> None:
+    """H's points of the circuit hash, [τ^(i+n)]₁ − [τ^i]₁, as msm_batch rows (the cpu backend's small rows, and
+    the reference backend's MSMs) are the bytes of the chord formula in Python integers, at every n of the ptau;
+    and a difference that is a doubling or the identity comes out right."""
+    from cuzk.backends import limbs
+    from cuzk.backends.registry import get_backend
+    from cuzk.engine import setup_hash
+
+    ptau = read_ptau(ptau_of(name))
+    for log_n in range(1, ptau.power):
+        oracle = setup_hash.h_hash_points(ptau, 1 << log_n)
+        for backend in ("cpu", "reference"):
+            assert setup_hash.h_hash_points(ptau, 1 << log_n, get_backend(backend)) == oracle, (backend, log_n)
+    curve, cpu = ptau.curve, get_backend("cpu")
+    p = curve.g1.generator * 5
+    high = limbs.points_to_limbs(curve, "g1", [p, p, -p, curve.g1.identity(), p])
+    low = limbs.points_to_limbs(curve, "g1", [-p, p, curve.g1.identity(), p, curve.g1.generator])
+    got = limbs.limbs_to_points(curve, "g1", setup_hash.point_differences(cpu, curve, high, low))
+    assert got == [p + p, curve.g1.identity(), -p, -p, p - curve.g1.generator]

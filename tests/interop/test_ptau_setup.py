@@ -24,7 +24,7 @@ import pytest
 from cuzk.backends import limbs
 from cuzk.backends.registry import get_backend
 from cuzk.engine.setup import snarkjs_root_of_unity
-from cuzk.engine.setup_ptau import small_rows_backend
+from cuzk.engine.small_rows import small_rows_backend
 from cuzk.formats.binfile import write_binfile
 from cuzk.formats.points import PointDecoder, field_bytes
 from cuzk.formats.r1cs import write_constraint_system
