@@ -79,13 +79,13 @@ def wnaf_digits(scalars: np.ndarray, out: np.ndarray) -> None:
 
 
 @njit(**JIT)
-def _store_point(arr: np.ndarray, i: int, P: Any) -> None:
+def store_point(arr: np.ndarray, i: int, P: Any) -> None:
     for c in range(4):
         store(arr, 4 * i + c, P[c])
 
 
 @njit(**JIT)
-def _load_point(arr: np.ndarray, i: int, like: Any) -> Any:
+def load_point(arr: np.ndarray, i: int, like: Any) -> Any:
     return (load(arr, 4 * i, like), load(arr, 4 * i + 1, like), load(arr, 4 * i + 2, like), load(arr, 4 * i + 3, like))
 
 
@@ -98,8 +98,8 @@ def times_glv(P: Any, d1: np.ndarray, d2: np.ndarray, row: int, table: np.ndarra
     for m in range(ODD_MULTIPLES):
         if m > 0:
             acc = add_xyzz(acc, twice, F)
-        _store_point(table, m, acc)
-        _store_point(table, ODD_MULTIPLES + m, (mul(acc[0], beta, F), acc[1], acc[2], acc[3]))
+        store_point(table, m, acc)
+        store_point(table, ODD_MULTIPLES + m, (mul(acc[0], beta, F), acc[1], acc[2], acc[3]))
     top = d1.shape[1] - 1
     while top >= 0 and d1[row, top] == 0 and d2[row, top] == 0:
         top -= 1
@@ -109,7 +109,7 @@ def times_glv(P: Any, d1: np.ndarray, d2: np.ndarray, row: int, table: np.ndarra
         for half in range(2):
             d = np.int64(d1[row, j]) if half == 0 else np.int64(d2[row, j])
             if d != 0:
-                X, Y, ZZ, ZZZ = _load_point(table, half * ODD_MULTIPLES + ((abs(d) - 1) >> 1), like)
+                X, Y, ZZ, ZZZ = load_point(table, half * ODD_MULTIPLES + ((abs(d) - 1) >> 1), like)
                 result = add_xyzz(result, (X, neg(Y, F) if d < 0 else Y, ZZ, ZZZ), F)
     return result
 
@@ -122,9 +122,9 @@ def load_points(
     for i in range(start, stop):
         x, y = load(canonical, 2 * order[i], like), load(canonical, 2 * order[i] + 1, like)
         if is_zero(x) and is_zero(y):
-            _store_point(out, i, identity(like))
+            store_point(out, i, identity(like))
         else:
-            _store_point(out, i, from_affine(to_mont(x, F), to_mont(y, F), F))
+            store_point(out, i, from_affine(to_mont(x, F), to_mont(y, F), F))
 
 
 @njit(**JIT)
@@ -147,11 +147,11 @@ def butterflies(
     for b in range(start, stop):
         k = b % half
         i = (b // half) * 2 * half + k
-        A, B = _load_point(points, i, like), _load_point(points, i + half, like)
+        A, B = load_point(points, i, like), load_point(points, i + half, like)
         T = B if k == 0 else times_glv(B, d1, d2, k * stride, table, beta, like, F)
         X, Y, ZZ, ZZZ = T
-        _store_point(points, i, add_xyzz(A, T, F))
-        _store_point(points, i + half, add_xyzz(A, (X, neg(Y, F), ZZ, ZZZ), F))
+        store_point(points, i, add_xyzz(A, T, F))
+        store_point(points, i + half, add_xyzz(A, (X, neg(Y, F), ZZ, ZZZ), F))
 
 
 @njit(**JIT)
@@ -161,7 +161,7 @@ def scale(
     """Points start … stop − 1 ← [k] of themselves, k the scalar of the digits' row 0."""
     table = np.empty((8 * ODD_MULTIPLES * degree, points.shape[1]), np.uint64)
     for i in range(start, stop):
-        _store_point(points, i, times_glv(_load_point(points, i, like), d1, d2, 0, table, beta, like, F))
+        store_point(points, i, times_glv(load_point(points, i, like), d1, d2, 0, table, beta, like, F))
 
 
 @njit(**JIT)
@@ -179,7 +179,7 @@ def store_affine(points: np.ndarray, start: int, stop: int, out: np.ndarray, deg
             store(prefix, i - lo, running)
         inverse = inv(running, F)  # 1/Π(ZZ·ZZZ) over the chunk's finite points
         for i in range(hi - 1, lo - 1, -1):
-            X, Y, ZZ, ZZZ = _load_point(points, i, like)
+            X, Y, ZZ, ZZZ = load_point(points, i, like)
             if is_zero(ZZ):
                 store(out, 2 * i, ZZ)
                 store(out, 2 * i + 1, ZZ)
@@ -188,6 +188,18 @@ def store_affine(points: np.ndarray, start: int, stop: int, out: np.ndarray, deg
             inverse = mul(inverse, mul(ZZ, ZZZ, F), F)
             store(out, 2 * i, from_mont(mul(X, mul(t, ZZZ, F), F), F))
             store(out, 2 * i + 1, from_mont(mul(Y, mul(t, ZZ, F), F), F))
+
+
+def run_spans(pool: Any, threads: int, kernel: Any, total: int, before: tuple, after: tuple, serial: int) -> None:
+    """kernel(*before, start, stop, *after) over spans of 0 … total − 1 on ``pool``: one per thread, one below
+    ``serial`` (nothing for none)."""
+    parts = 1 if total < serial else threads
+    bounds = [total * k // parts for k in range(parts + 1)]
+    spans = [(a, b) for a, b in pairwise(bounds) if a < b]
+    if len(spans) == 1:
+        pool.call(kernel, *before, *spans[0], *after)
+    elif spans:
+        pool.map(lambda span: kernel(*before, *span, *after), spans)
 
 
 def bit_reversal(n: int) -> np.ndarray:
@@ -227,14 +239,7 @@ class PointNtt:
         self.F = params.fq.consts
 
     def _run(self, kernel: Any, total: int, before: tuple, after: tuple, serial: int = SERIAL_BUTTERFLIES) -> None:
-        """kernel(*before, start, stop, *after) over spans of 0 … total − 1, one per thread (one below ``serial``)."""
-        parts = 1 if total < serial else self.threads
-        bounds = [total * k // parts for k in range(parts + 1)]
-        spans = [(a, b) for a, b in pairwise(bounds) if a < b]
-        if len(spans) == 1:
-            self.pool.call(kernel, *before, *spans[0], *after)
-        else:
-            self.pool.map(lambda span: kernel(*before, *span, *after), spans)
+        run_spans(self.pool, self.threads, kernel, total, before, after, serial)
 
     def __call__(self, group: str, points: np.ndarray, omega: int, inverse: bool) -> np.ndarray:
         """The transform of (n, 2, L) or (n, 2, 2, L) canonical affine points, as the same shape."""
@@ -258,4 +263,17 @@ class PointNtt:
         return out.reshape(points.shape)
 
 
-__all__ = ["PointNtt", "bit_reversal", "butterflies", "glv_digits", "powers", "times_glv", "wnaf_digits"]
+__all__ = [
+    "PointNtt",
+    "bit_reversal",
+    "butterflies",
+    "glv_digits",
+    "load_point",
+    "load_points",
+    "powers",
+    "run_spans",
+    "store_affine",
+    "store_point",
+    "times_glv",
+    "wnaf_digits",
+]

@@ -13,7 +13,6 @@ canonical bytes.
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -28,11 +27,12 @@ from cuzk.backends.cpu.params import CurveParams, limb_tuple
 from cuzk.backends.cpu.point_ntt import (
     CHUNK,
     ODD_MULTIPLES,
-    _load_point,
-    _store_point,
     glv_digits,
+    load_point,
     load_points,
+    run_spans,
     store_affine,
+    store_point,
     times_glv,
 )
 from cuzk.reference.curves import Curve
@@ -63,14 +63,14 @@ def sum_rows(
     for r in range(start, stop):
         acc = identity(like)
         for t in range(indptr[r], indptr[r + 1]):
-            P = _load_point(points, t, like)
+            P = load_point(points, t, like)
             kind = kinds[t]
             if kind == TIMES_MINUS_ONE:
                 P = (P[0], neg(P[1], F), P[2], P[3])
             elif kind == TIMES_DIGITS:
                 P = times_glv(P, d1, d2, digit_rows[t], table, beta, like, F)
             acc = add_xyzz(acc, P, F)
-        _store_point(out, r, acc)
+        store_point(out, r, acc)
 
 
 def small_rows(bases: list[Any]) -> bool:
@@ -87,14 +87,7 @@ class RowSums:
         self.F = params.fq.consts
 
     def _run(self, kernel: Any, total: int, before: tuple, after: tuple) -> None:
-        """kernel(*before, start, stop, *after) over spans of 0 … total − 1: one per thread, one below CHUNK."""
-        parts = 1 if total < CHUNK else self.threads
-        bounds = [total * k // parts for k in range(parts + 1)]
-        spans = [(a, b) for a, b in pairwise(bounds) if a < b]
-        if len(spans) == 1:
-            self.pool.call(kernel, *before, *spans[0], *after)
-        elif spans:
-            self.pool.map(lambda span: kernel(*before, *span, *after), spans)
+        run_spans(self.pool, self.threads, kernel, total, before, after, CHUNK)
 
     def __call__(self, group: str, bases: list[np.ndarray], scalars: list[np.ndarray]) -> np.ndarray:
         """Σ scalars[i][t]·bases[i][t] for each row i, as (rows, 2, L) or (rows, 2, 2, L) canonical affine limbs."""
