@@ -248,9 +248,9 @@ class RayWorker:
         except RayError as exc:  # not the actor's death (an object lost, …): the job fails alone
             outcome, spans = failure(exc), []
         self.pool.settled(job)
-        self.hooks.finish(job, outcome)
-        if spans:
+        if spans:  # before the reply, as the local worker does
             self.hooks.observe(job.key, spans)
+        self.hooks.finish(job, outcome)
 
 
 def start_pool(registry: KeyRegistry, backend: str | None, workers: int | None) -> list[RaySlot]:

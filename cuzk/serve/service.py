@@ -144,16 +144,18 @@ class Service:
         self._record(job, outcome)
 
     def _record(self, job: Job, outcome: Outcome) -> None:
+        """The journal and the metrics first, then the waiting request: a client that has its reply finds its
+        proof counted in ``/metrics``."""
         if job.durable:
             self.journal.finish(job.id, outcome)
-        if job.notify is not None:
-            job.notify(outcome)
         kind = {200: "done", 504: "timeout", 500: "error"}.get(outcome.http, "failed")
         self.metrics.proofs.labels(key=job.key, outcome=kind).inc()
         if outcome.status == DONE:
             if job.started is not None:
                 self._pace += PACE_WEIGHT * (time.time() - job.started - self._pace)
             self.metrics.job_seconds.labels(key=job.key).observe(time.time() - job.accepted)
+        if job.notify is not None:
+            job.notify(outcome)
 
     def observe(self, key: str, spans: list[tuple[str, float]]) -> None:
         self.metrics.observe_phases(spans)

@@ -176,8 +176,8 @@ class Worker:
                     made = Outcome(DONE, result=self.device.check(prepared, made))
                 except Exception as exc:
                     made = failure(exc)
+            self.hooks.observe(job.key, self.device.spans(job.key))  # before the reply: its phases are in /metrics
             self.hooks.finish(job, made)
-            self.hooks.observe(job.key, self.device.spans(job.key))
 
 
 def failure(exc: BaseException) -> Outcome:
