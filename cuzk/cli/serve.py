@@ -2,7 +2,7 @@
 
     cuzk serve --keys DIR [--host 127.0.0.1] [--port 8080] [--state DIR] [--backend NAME] [--devices 0,1]
                [--queue N] [--max-body BYTES] [--job-timeout S] [--result-ttl S] [--token T | --token-file F]
-               [--insecure] [--workers threads|processes] [--ray auto|ADDRESS [--ray-workers N]]
+               [--insecure] [--workers threads|processes [--hung-after S]] [--ray auto|ADDRESS [--ray-workers N]]
 
 It reads every key of DIR, prepares one worker per device (compiling a first run's kernels), resumes the jobs the
 journal holds, then prints ``cuzk serve: listening on http://HOST:PORT …`` (with ``--port 0``, the free port it
@@ -100,7 +100,10 @@ def check_args(args: argparse.Namespace) -> tuple[str | None, list[int | None]]:
         raise ParameterError(f"--port must be 0 … 65535 (0: a free port), got {args.port}")
     at_least_one("--queue", args.queue)
     at_least_one("--max-body", args.max_body)
-    for option, value in (("--job-timeout", args.job_timeout), ("--result-ttl", args.result_ttl)):
+    if args.hung_after is not None and args.workers != "processes":
+        raise ParameterError("--hung-after is for the prover processes of --workers processes")
+    timed = (("--job-timeout", args.job_timeout), ("--result-ttl", args.result_ttl), ("--hung-after", args.hung_after))
+    for option, value in timed:
         if value is not None and not value > 0:
             raise ParameterError(f"{option} must be a positive number of seconds, got {value}")
     if args.ray_workers is not None:
@@ -163,7 +166,8 @@ def build_process_service(args: argparse.Namespace, devices: list[int | None]) -
     from cuzk.serve.keys import KeyRegistry
 
     registry = KeyRegistry(args.keys, stored=True)
-    slots = process_pool.start_provers(args.keys, args.backend, devices)
+    hung_after = process_pool.STALL_S if args.hung_after is None else args.hung_after
+    slots = process_pool.start_provers(args.keys, args.backend, devices, hung_after)
     return make_service(args, registry, slots, process_pool.ProcessWorker)
 
 
@@ -230,6 +234,14 @@ def add_parser(subparsers: Subparsers) -> None:
         "--workers",
         choices=WORKER_MODES,
         help="where each device's prover runs: threads of this process (default), or a process of its own",
+    )
+    serve.add_argument(
+        "--hung-after",
+        type=float,
+        default=None,
+        metavar="S",
+        help="with --workers processes: a prover process holding jobs that says nothing for S seconds is killed and "
+        "replaced, its jobs sent again (default 600)",
     )
     serve.add_argument("--queue", type=int, default=64, metavar="N", help="jobs waiting at most (default 64)")
     serve.add_argument("--max-body", type=int, default=256 * MiB, metavar="BYTES", help="request size limit (413)")

@@ -38,6 +38,7 @@ START_S = 900.0  # seconds a child may take to start (a cold numba cache compile
 STOP_S = 60.0  # seconds a child may take to exit once told to stop, before it is terminated
 END_S = 5.0  # seconds a child that failed, or was terminated, gets to end
 RESPAWN_S = 5.0  # seconds between attempts to start a child whose start failed
+STALL_S = 600.0  # seconds a child holding jobs may stay silent before it is taken for hung (without a job timeout)
 
 
 class ChildProcess:
@@ -147,8 +148,8 @@ class ProverSlot:
     """A device's prover process, started again when it dies; ``backend_name`` and :meth:`describe` as the
     Service shows them."""
 
-    def __init__(self, pool: Dispatches, spec: ChildSpec, index: int) -> None:
-        self.pool, self.spec, self.index = pool, spec, index
+    def __init__(self, pool: Dispatches, spec: ChildSpec, index: int, stall_s: float = STALL_S) -> None:
+        self.pool, self.spec, self.index, self.stall_s = pool, spec, index, stall_s
         self.generation = -1
         self.backend_name = ""
         self.child: ChildProcess = self.spawn()
@@ -168,14 +169,17 @@ class ProverSlot:
         return {"backend": self.backend_name, "pid": self.child.pid, "restarts": self.generation}
 
 
-def start_provers(keys: str, backend: str | None, devices: list[int | None]) -> list[ProverSlot]:
+def start_provers(
+    keys: str, backend: str | None, devices: list[int | None], stall_s: float = STALL_S
+) -> list[ProverSlot]:
     """A child per device, started together and waited for until every one has read its keys and compiled its
-    kernels; ProverStartError (every child stopped) when one cannot."""
+    kernels; ProverStartError (every child stopped) when one cannot. A child that holds jobs and says nothing for
+    ``stall_s`` seconds is taken for hung: killed, and replaced as a dead one is."""
     pool = Dispatches("prover processes")
     slots: list[ProverSlot] = []
     try:
         for index, device in enumerate(devices):
-            slots.append(ProverSlot(pool, ChildSpec(os.path.abspath(keys), backend, device), index))
+            slots.append(ProverSlot(pool, ChildSpec(os.path.abspath(keys), backend, device), index, stall_s))
         deadline = time.monotonic() + START_S
         for slot in slots:
             slot.wait_up(max(deadline - time.monotonic(), 1.0))
@@ -199,6 +203,7 @@ class ProcessWorker:
         self._up = True  # the child is ready (start_provers waited for it)
         self._restarting = False  # a new child is starting after the death of the last one
         self._closing = False  # the sender is done: the end of the pipe is the child's stop, not a death
+        self._heard = time.monotonic()  # the child's last word, or the send that gave an idle child a job
         self._sender = threading.Thread(target=self._send_all, name=f"{name}-send", daemon=True)
         self._receiver = threading.Thread(target=self._receive_all, name=f"{name}-receive", daemon=True)
 
@@ -236,6 +241,7 @@ class ProcessWorker:
         while True:
             with self._changed:
                 self._changed.wait_for(lambda: self._can_send() or self._finished(), POLL)
+                self._kill_if_stalled()
                 if self._finished():
                     self._closing = True
                     return None
@@ -244,6 +250,21 @@ class ProcessWorker:
             job = self.pool.take_retry() or self._claimed()
             if job is not None:
                 return job
+
+    def _kill_if_stalled(self) -> None:
+        """(Under the lock.) Kill the child when it has held jobs for the slot's stall_s without a word: a hung
+        prover (a deadlock, a stopped process) is then replaced, and its jobs sent again, as a dead one's are."""
+        silent = time.monotonic() - self._heard
+        if not (self._up and self._flight and silent > self.slot.stall_s):
+            return
+        child = self.slot.child
+        print(
+            f"cuzk serve: {child.name} (pid {child.pid}) said nothing for {silent:.0f} s with {len(self._flight)} "
+            "job(s) in flight: killed as hung",
+            flush=True,
+        )
+        child.process.kill()
+        self._heard = time.monotonic()  # once: its end of the pipe comes next
 
     def _can_send(self) -> bool:
         """(Under the lock.) The child is up with room for a job, and a job may come."""
@@ -271,6 +292,8 @@ class ProcessWorker:
                 self.pool.put_back(job)
                 return
             tag, child = next(self._tags), self.slot.child
+            if not self._flight:
+                self._heard = time.monotonic()  # an idle child's silence was not a stall
             self._flight[tag] = job
             self.pool.sent(job)
         job.witness = None  # the child parses the bytes again: the head's parsed copy is not needed
@@ -282,6 +305,8 @@ class ProcessWorker:
         while True:
             child = self.slot.child
             message = child.receive()
+            with self._changed:
+                self._heard = time.monotonic()
             if message is None:
                 if not self._replace(child):
                     return
@@ -334,4 +359,13 @@ class ProcessWorker:
             return True
 
 
-__all__ = ["IN_FLIGHT", "RESPAWN_S", "START_S", "ChildProcess", "ProcessWorker", "ProverSlot", "start_provers"]
+__all__ = [
+    "IN_FLIGHT",
+    "RESPAWN_S",
+    "STALL_S",
+    "START_S",
+    "ChildProcess",
+    "ProcessWorker",
+    "ProverSlot",
+    "start_provers",
+]

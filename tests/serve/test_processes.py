@@ -104,3 +104,26 @@ def test_workers_is_for_the_local_provers(keys_dir: Path, tmp_path: Path) -> Non
         [sys.executable, "-m", "cuzk.cli", *argv], capture_output=True, text=True, env=clean_environment(), timeout=60
     )
     assert run.returncode == 2 and "--workers is for the local workers" in run.stderr, run
+
+
+def test_a_hung_prover_process_is_replaced(keys_dir: Path, tmp_path: Path) -> None:
+    """A prover process that holds a job and says nothing for --hung-after seconds (here stopped by SIGSTOP) is
+    killed and replaced; the job is sent to the new one and done."""
+    with Server(keys_dir, tmp_path, "--workers", "processes", "--hung-after", "2") as running:
+        client = Client(running.url)
+        [first] = running.prover_pids()
+        os.kill(first, signal.SIGSTOP)
+        done = client.wait(client.submit("bn", wtns("bn"))["id"], timeout=300)
+        assert done["status"] == "done" and verified("bn", done)
+        [prover] = client.health()["provers"]
+        assert prover["restarts"] == 1 and prover["pid"] != first and ended(first, 0)
+        said = running.rest(timeout=2)
+        assert f"(pid {first}) said nothing for" in said and "killed as hung" in said, said
+
+
+def test_hung_after_is_for_the_prover_processes(keys_dir: Path, tmp_path: Path) -> None:
+    argv = ["serve", "--keys", str(keys_dir), "--state", str(tmp_path), "--hung-after", "5"]
+    run = subprocess.run(
+        [sys.executable, "-m", "cuzk.cli", *argv], capture_output=True, text=True, env=clean_environment(), timeout=60
+    )
+    assert run.returncode == 2 and "--hung-after is for the prover processes" in run.stderr, run
