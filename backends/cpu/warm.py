@@ -146,6 +146,18 @@ def row_sums_task(group: str) -> Callable[[Any, Curve], None]:
     return run
 
 
+def point_ntt_task(group: str) -> Callable[[Any, Curve], None]:
+    """``prepare phase2``'s transforms over ``group``'s points: the passes of butterflies and the inverse's scaling."""
+
+    def run(backend: Any, curve: Curve) -> None:
+        from cuzk.reference.point_ntt import ffjavascript_root
+
+        omega = ffjavascript_root(curve.Fr, 4).value
+        backend.point_ntt(curve, group, _points(curve, group, 4), omega, inverse=True)
+
+    return run
+
+
 @dataclass(frozen=True)
 class Task:
     """A warm-up task: the ``works`` it belongs to, what it runs, its own compile seconds (``cost``, measured on a
@@ -180,6 +192,8 @@ TASKS: dict[str, Task] = {
     "fixed_g1": Task(("setup",), fixed_base_task("g1"), 2.5, "setup"),
     "sums_g2": Task(("setup",), row_sums_task("g2"), 3.0, "setup"),
     "sums_g1": Task(("setup",), row_sums_task("g1"), 1.5, "setup"),
+    "point_ntt_g2": Task(("setup",), point_ntt_task("g2"), 2.5, "setup"),
+    "point_ntt_g1": Task(("setup",), point_ntt_task("g1"), 1.5, "setup"),
 }
 
 
