@@ -90,12 +90,18 @@ def prepare(
 SMALL_ON_HOST_FROM = 64
 
 
+def long_lived(proofs: int | None) -> bool:
+    """Whether a Prover expected to make ``proofs`` proofs (None: a server's, any number) pays for host work beside a
+    device that saves a little on each proof: at least SMALL_ON_HOST_FROM of them."""
+    return proofs is None or proofs >= SMALL_ON_HOST_FROM
+
+
 def small_msm_backend(backend: Backend, curve: Curve, proofs: int | None = None) -> Backend:
     """Where the assembly's MSMs of a few points run beside ``backend``: the host backend (where such an MSM is not
     one device thread's chain of doublings) once its kernels are ready, else ``backend`` itself: a first process on
     a fresh machine does not compile the host's kernels for them (a warm-up does, in the background); and
     ``backend`` itself for fewer than SMALL_ON_HOST_FROM ``proofs`` (a one-shot command) on a device."""
-    if proofs is not None and proofs < SMALL_ON_HOST_FROM and has_capability(backend, DEVICE):
+    if not long_lived(proofs) and has_capability(backend, DEVICE):
         return backend
     host = host_backend(backend)
     return host if host is backend or kernels_ready(host, curve, "small_msm") else backend
@@ -173,4 +179,4 @@ class Assembly:
         return limbs.limbs_to_point(self.curve, group, array)
 
 
-__all__ = ["SMALL_ON_HOST_FROM", "Assembly", "Terms", "prepare", "small_msm_backend"]
+__all__ = ["SMALL_ON_HOST_FROM", "Assembly", "Terms", "long_lived", "prepare", "small_msm_backend"]

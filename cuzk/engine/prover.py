@@ -48,7 +48,7 @@ from cuzk.backends.protocol import (
     has_capability,
 )
 from cuzk.backends.registry import host_backend, resolve_backend
-from cuzk.engine.assembly import SMALL_ON_HOST_FROM, Assembly, Terms, prepare, small_msm_backend
+from cuzk.engine.assembly import Assembly, Terms, long_lived, prepare, small_msm_backend
 from cuzk.engine.calls import Scalars, TimedCalls
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
@@ -155,7 +155,7 @@ class Prover:
         self._b_g2_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="b_g2")  # kept from proof to proof
         self._qap: SparseQap | None = None
         self._proofs = 0
-        self.long_lived = proofs is None or proofs >= SMALL_ON_HOST_FROM  # a server's, a batch's: see check_proof
+        self.long_lived = long_lived(proofs)  # a server's, a batch's: see check_proof
         own = {"g1": self.backend, "g2": self.g2_backend}
         small = {group: small_msm_backend(b, self.curve, proofs) for group, b in own.items()}
         with self.recorder.span("prepare_bases"):

@@ -72,13 +72,15 @@ def check_hashable(ptau: Ptau, n: int) -> None:
 
 def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
     """[τ^(i+n)]₁ − [τ^i]₁ for i < hashed_count(n), uncompressed; FormatError where snarkjs reads past section 2.
-    With ``backend``: each difference a row of ``msm_batch`` (the two points, by 1 and −1), DIFFERENCE_ROWS rows a
-    call; without, in Python integers (the oracle, a chord per point, the slopes inverted together)."""
+    With ``backend``: each difference a row of ``msm_batch`` on its small_rows_backend (the two points, by 1 and
+    −1), DIFFERENCE_ROWS rows a call; without (or without MSM_BATCH there), in Python integers (the oracle, a
+    chord per point, the slopes inverted together)."""
     count = hashed_count(n)
     check_hashable(ptau, n)
     low, high = ptau.points(2, 0, count).limbs, ptau.points(2, n, count).limbs
-    if backend is not None and has_capability(small_rows_backend(backend), MSM_BATCH):
-        return uncompressed(point_differences(backend, ptau.curve, high, low))
+    summer = small_rows_backend(backend) if backend is not None else None
+    if summer is not None and has_capability(summer, MSM_BATCH):
+        return uncompressed(point_differences(summer, ptau.curve, high, low))
     differences = _subtract(_ints(low), _ints(high), ptau.curve.q, ptau)
     n8 = point_bytes(ptau.curve, "g1") // 2
     return b"".join(x.to_bytes(n8, "big") + y.to_bytes(n8, "big") for x, y in differences)
@@ -86,8 +88,8 @@ def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
 
 def point_differences(backend: Backend, curve: Curve, high: np.ndarray, low: np.ndarray) -> np.ndarray:
     """high[i] − low[i] for G1 canonical affine limbs (n, 2, L), as the same: rows [high[i], low[i]] by (1, −1) of
-    ``msm_batch`` on :func:`~cuzk.engine.setup_ptau.small_rows_backend` (the host's, beside a device)."""
-    summer = backend_batch(small_rows_backend(backend))
+    ``backend``'s ``msm_batch`` (one with MSM_BATCH: :func:`~cuzk.engine.small_rows.small_rows_backend`'s choice)."""
+    summer = backend_batch(backend)
     rows = np.stack([high, low], axis=1)  # (n, 2 points, 2, L)
     signs = limbs.ints_to_limbs([1, curve.r - 1], limbs.FR_LIMBS)
     out = np.empty_like(high)

@@ -37,7 +37,7 @@ from cuzk.formats.zkey import ZKey, curve_of_scalar_prime
 from cuzk.formats.zkey_write import coefficients_of
 from cuzk.reference.curves import Curve
 
-BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (its checks grow with the square)
+BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (a launch for a few dozen rows)
 HOST_BATCH_ROWS = 1 << 14  # sums handed to one msm_batch call of a host backend
 FEW_TERMS = 64  # rows of at most this many terms go to msm_batch; longer ones are MSMs of their own
 HOST_ROWS = 1024  # sums per task of the host threads
