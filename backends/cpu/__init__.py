@@ -93,9 +93,6 @@ class _Runtime:
 
     def __init__(self, threads: int) -> None:
         from cuzk.backends.cpu import fieldops, fixed_base, free_scalars, msm, ntt, params
-        from cuzk.backends.cpu.jit import load_registries
-
-        load_registries()  # here, before any kernel's first call would (without scipy's import: see there)
 
         self.fieldops, self.fixed_base, self.msm, self.ntt, self.params = fieldops, fixed_base, msm, ntt, params
         self.free_scalars, self.threads = free_scalars, threads

@@ -32,6 +32,7 @@ from typing import Any
 import llvmlite
 import numba
 from numba.core import caching
+from numba.core.runtime import rtsys
 
 JIT: dict[str, Any] = {"cache": True, "nogil": True}
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -147,6 +148,30 @@ def _generic_fallback(original: Any) -> Any:
     return load_overload
 
 
+def _light_load(original: Any) -> Any:
+    """Cache.load_overload that loads an entry of this package without numba's registries (see load_registries).
+
+    numba refreshes its typing and lowering contexts before every cache lookup: at a process's first lookup that
+    imports and installs every registry (numpy's, the typed containers', random's…), which a cached kernel does not
+    need: its machine code is whole, and only links against the NRT's symbols. So an entry of this package is
+    looked up after the NRT alone is set up; a miss loads the registries (without the BLAS probe) before numba
+    compiles, as its own compiler would (under the compiler lock that numba's ``compile`` holds here)."""
+
+    def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+        if self._cache_path not in _PACKAGE_CACHE_PATHS:
+            return original(self, sig, target_context)
+        rtsys.initialize(target_context)
+        data = None
+        with self._guard_against_spurious_io_errors():
+            data = self._load_overload(sig, target_context)
+        if data is None:
+            load_registries()
+        return data
+
+    load_overload.cuzk_light = True  # type: ignore[attr-defined]
+    return load_overload
+
+
 def package_cache_path() -> Path:
     """The folder numba caches this package's kernels in (NUMBA_CACHE_DIR, ``__pycache__`` or the user's)."""
     from cuzk.backends.cpu import emit
@@ -160,16 +185,17 @@ BLAS_PROBE = "scipy.linalg.cython_blas"  # what numba.np.arraymath imports to le
 def load_registries() -> None:
     """numba's typing and lowering registries loaded now, without the BLAS probe that imports scipy.linalg.
 
-    numba loads its registries at the first call of any compiled function of a process (a cached one too), and
-    loading ``numba.np.arraymath`` imports ``scipy.linalg.cython_blas`` to learn whether np.convolve and
-    np.correlate of floats may sum through BLAS: importing scipy.linalg (and numpy.f2py beneath it) is then most
-    of a warm command's start. No kernel here uses BLAS, so the probe is answered "absent" while the registries
-    load; the stub is removed afterwards, so that anything importing scipy later gets it as usual, and a process
-    that has scipy.linalg already (nothing to save) or whose registries are loaded (a no-op) is left as it is.
-    The one lasting effect: numba compiles np.convolve and np.correlate of floats in this process without BLAS.
-    The loading holds numba's compiler lock, as numba's own loading does (inside a first call's compile): two
-    threads loading the registries at once failed ("ValueError: generator already executing"), e.g. a prover
-    readying its key's points while another thread made its first kernel call.
+    numba loads its registries at the first call of any compiled function of a process (a cached one too; here only
+    before the first kernel it compiles, :func:`_light_load`), and loading ``numba.np.arraymath`` imports
+    ``scipy.linalg.cython_blas`` to learn whether np.convolve and np.correlate of floats may sum through BLAS:
+    importing scipy.linalg (and numpy.f2py beneath it) is then most of a warm command's start. No kernel here uses
+    BLAS, so the probe is answered "absent" while the registries load; the stub is removed afterwards, so that
+    anything importing scipy later gets it as usual, and a process that has scipy.linalg already (nothing to save)
+    or whose registries are loaded (a no-op) is left as it is. The one lasting effect: numba compiles np.convolve
+    and np.correlate of floats in this process without BLAS. The loading holds numba's compiler lock, as numba's own
+    loading does (inside a first call's compile): two threads loading the registries at once failed ("ValueError:
+    generator already executing"), e.g. a prover readying its key's points while another thread made its first
+    kernel call.
     """
     from numba.core.compiler_lock import global_compiler_lock
     from numba.core.registry import cpu_target
@@ -197,6 +223,8 @@ def _register() -> None:
         files.save = _locked_save(files.save)
     if not getattr(caching.Cache._load_overload, "cuzk_generic", False):
         caching.Cache._load_overload = _generic_fallback(caching.Cache._load_overload)
+    if not getattr(caching.Cache.load_overload, "cuzk_light", False):
+        caching.Cache.load_overload = _light_load(caching.Cache.load_overload)
 
 
 _register()

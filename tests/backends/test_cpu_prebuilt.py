@@ -111,6 +111,7 @@ FIRST_RUN = COMPILE_LISTENER + textwrap.dedent(
     from cuzk.reference.circuits import build
     from cuzk.reference.curves import curve_by_name
 
+    REGISTRY_ONLY = sys.argv[3].split(",")
     curve, work = curve_by_name(sys.argv[1]), Path(sys.argv[2])
     assert get_backend("cpu").kernels_ready(curve, "prove"), "shipped: nothing to warm up"
     cs = build("mimc", curve.Fr, target_constraints=300, seed=0)
@@ -121,25 +122,32 @@ FIRST_RUN = COMPILE_LISTENER + textwrap.dedent(
     assert main(["groth16", "prove", *files]) == 0  # its proof checked with the cpu backend's pairing
     assert main(["prove", "--curve", curve.name, "--constraints", "300", "--quiet"]) == 0  # the README's command
     print("compiled:", compiled)
+    print("registries:", [name for name in REGISTRY_ONLY if name in sys.modules])
     """
 )
+REGISTRY_ONLY = ("numba.np.linalg", "numba.typed.typeddict", "scipy.linalg")  # what only numba's registries import
 
 
 @pytest.mark.parametrize("curve", ["bn254", "bls12_381"])
 def test_a_first_process_loads_the_shipped_kernels_and_compiles_nothing(tmp_path: Path, curve: str) -> None:
     """An empty numba cache: a setup and a proof of a .zkey, and the README's ``cuzk prove``, load every kernel (no
-    numba compile event, no warm-up process) and copy the entries they used into the cache; each proof is checked
-    (``groth16 prove`` by the cpu backend's pairing, loaded too)."""
+    numba compile event, no warm-up process, none of numba's registries: jit._light_load) and copy the entries they
+    used into the cache; each proof is checked (``groth16 prove`` by the cpu backend's pairing, loaded too)."""
     if not prebuilt.usable():
         pytest.skip(f"the shipped cpu kernels cannot be loaded here: {prebuilt.mismatch()}")
     cache = tmp_path / "cache"
     env = {**os.environ, "NUMBA_CACHE_DIR": str(cache), "CUZK_BACKEND": "cpu"}
     env.pop(prebuilt.ENV, None)
     done = subprocess.run(
-        [sys.executable, "-c", FIRST_RUN, curve, str(tmp_path)], env=env, capture_output=True, text=True, timeout=600
+        [sys.executable, "-c", FIRST_RUN, curve, str(tmp_path), ",".join(REGISTRY_ONLY)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "compiled: []" in done.stdout, done.stdout
+    assert "registries: []" in done.stdout, "loading a kernel needs none of numba's registries"
     assert list(cache.glob("*/*.nbc")), "the entries used are copied into the cache"
     assert not list(cache.glob("*/warm-*.done")), "no warm-up ran"
 
@@ -151,3 +159,30 @@ def test_the_warm_up_skips_shipped_tasks(monkeypatch: pytest.MonkeyPatch) -> Non
     assert warm.pending(BN254, "prove") == [] and warm.ready(BN254, "verify")
     monkeypatch.setenv(prebuilt.ENV, "0")
     assert warm.pending(BN254, "prove") == [n for n in warm.tasks_of("prove") if not warm.stamp(BN254, n).exists()]
+
+
+MISS = textwrap.dedent(
+    """
+    import sys
+    from cuzk.backends.limbs import ints_to_limbs, limbs_to_ints
+    from cuzk.backends.registry import get_backend
+    from cuzk.reference.curves import BN254
+
+    backend = get_backend("cpu")
+    a, b = ints_to_limbs([5, BN254.r - 1], 4), ints_to_limbs([7, 2], 4)
+    print("sum:", limbs_to_ints(backend.field_op(BN254, "fr", "add", a, b)))
+    print("loaded:", [name for name in sys.argv[1].split(",") if name in sys.modules])
+    """
+)
+
+
+def test_a_kernel_missing_from_every_cache_compiles_with_the_registries_and_without_scipy(tmp_path: Path) -> None:
+    """Nothing shipped, an empty cache: the lookup misses, numba's registries are loaded for the compile (the BLAS
+    probe answered without importing scipy.linalg), and the kernel computes the right sums."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), prebuilt.ENV: "0"}
+    done = subprocess.run(
+        [sys.executable, "-c", MISS, ",".join(REGISTRY_ONLY)], env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "sum: [12, 1]" in done.stdout, done.stdout
+    assert "loaded: ['numba.np.linalg', 'numba.typed.typeddict']" in done.stdout, done.stdout
