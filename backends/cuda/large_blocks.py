@@ -21,18 +21,24 @@ from typing import Any
 LARGE_FRACTION = 1 / 64  # of the device's memory: on an H200, a 2^26 array of 32-byte values is just below it
 
 _lock = threading.RLock()  # re-entrant: an Apart may die (its __del__ counts) while the lock is held
-_installed: list[int] = []  # the threshold in bytes, once installed (one allocator for the process)
+_installed: list[int | None] = []  # the threshold in bytes once decided (None: left out), one decision a process
 _live = [0]
 
 
-def keep_large_apart(cp: Any, device_bytes: int) -> int:
+def keep_large_apart(cp: Any, device_bytes: int) -> int | None:
     """Put an allocator in front of CuPy's default pool that gives requests of ``device_bytes`` · LARGE_FRACTION
-    or more their own allocation; the threshold in bytes (the first context's, for every later one)."""
+    or more their own allocation; the threshold in bytes (the first context's, for every later one). Only in front
+    of the default pool: where the process chose an allocator of its own before (CUDA's stream-ordered pool,
+    RMM's), that one is left to serve every request, and this returns None."""
     with _lock:
         if not _installed:
-            threshold = max(1, int(device_bytes * LARGE_FRACTION))
-            cp.cuda.set_allocator(_allocator(cp, cp.get_default_memory_pool(), threshold))
-            _installed.append(threshold)
+            pool = cp.get_default_memory_pool()
+            if cp.cuda.get_allocator() != pool.malloc:
+                _installed.append(None)
+            else:
+                threshold = max(1, int(device_bytes * LARGE_FRACTION))
+                cp.cuda.set_allocator(_allocator(cp, pool, threshold))
+                _installed.append(threshold)
         return _installed[0]
 
 

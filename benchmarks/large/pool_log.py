@@ -1,7 +1,8 @@
 """Which requests make CuPy's pool grow while it still holds free blocks (issue 27: a 2^27 proof holds 15–20 GB
 more than its live arrays, and trimming the pool between proofs does not close the gap).
 
-:class:`PoolGrowthLog` puts itself in front of the default pool (``cupy.cuda.set_allocator``) and writes one JSON
+:class:`PoolGrowthLog` puts itself in front of the allocator CuPy uses (``cupy.cuda.set_allocator``: the default
+pool, with the engine's allocator of the largest arrays in front of it once a context is open) and writes one JSON
 line per request that made the pool take new device memory: the request's size, what the pool grew by, the bytes
 it held free just before (a request the free blocks could not serve: fragmentation) and in live arrays, and the
 Python frames that asked. Requests served from the pool's free blocks are only counted. Requests are serialised
@@ -29,6 +30,7 @@ class PoolGrowthLog:
         import cupy
 
         self._cupy, self._pool = cupy, cupy.get_default_memory_pool()
+        self._serve = cupy.cuda.get_allocator()  # what served requests before: the large arrays' allocator too
         self._out = open(path, "w")  # noqa: SIM115 (closed by close())
         self._lock, self._start = threading.Lock(), time.perf_counter()
         self.requests, self.growths, self.grown = 0, 0, 0
@@ -38,7 +40,7 @@ class PoolGrowthLog:
     def malloc(self, size: int) -> Any:
         with self._lock:
             total, free = self._pool.total_bytes(), self._pool.free_bytes()
-            memory = self._pool.malloc(size)
+            memory = self._serve(size)
             grew = self._pool.total_bytes() - total
             self.requests += 1
             if grew > 0:
@@ -59,8 +61,9 @@ class PoolGrowthLog:
             return memory
 
     def close(self) -> str:
-        """Stop logging (the pool serves CuPy directly again); a one-line summary, the largest growers first."""
-        self._cupy.cuda.set_allocator(self._pool.malloc)
+        """Stop logging (the allocator from before serves CuPy again); a one-line summary, the largest growers
+        first."""
+        self._cupy.cuda.set_allocator(self._serve)
         self._out.close()
         top = ", ".join(f"{frame} {grown / 1e9:.2f} GB" for frame, grown in self.by_frame.most_common(4))
         return f"{self.requests} requests, {self.growths} grew the pool by {self.grown / 1e9:.2f} GB: {top}"

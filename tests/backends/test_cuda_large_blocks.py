@@ -54,6 +54,7 @@ def fake_cupy(device_free: list[int], pooled: list[int]) -> Any:
         Memory=Memory,
         MemoryPointer=lambda memory, offset: SimpleNamespace(mem=memory, offset=offset),
         set_allocator=installed.append,
+        get_allocator=lambda: installed[-1] if installed else pool.malloc,
         runtime=SimpleNamespace(CUDARuntimeError=FakeRuntimeError),
         memory=SimpleNamespace(OutOfMemoryError=FakeOutOfMemoryError),
     )
@@ -84,6 +85,15 @@ def test_large_requests_get_their_own_memory_and_small_ones_the_pool(fresh: None
         malloc(5000)  # nothing left to give back: the pool's error, which the engine's plans answer
     assert large_blocks.live_bytes() == 4000
     del second
+
+
+def test_an_allocator_the_process_chose_is_left_alone(fresh: None) -> None:
+    """A stream-ordered pool (or RMM's allocator) set before the context: nothing goes in front of it."""
+    cp = fake_cupy([6400], [0])
+    chosen = lambda n: ("async pool", n)  # noqa: E731
+    cp.cuda.set_allocator(chosen)
+    assert large_blocks.keep_large_apart(cp, 6400) is None and large_blocks.keep_large_apart(cp, 6400) is None
+    assert cp.installed == [chosen] and cp.cuda.get_allocator()(5000) == ("async pool", 5000)
 
 
 CHILD = """
