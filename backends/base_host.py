@@ -1,7 +1,7 @@
 """The host-side capabilities' public methods (field_op, generator_multiples, the sparse products, the stored forms
-of iden3 files, the pairing check, the NTT over points), each input validated once before a subclass's hook runs; a
-mixin of :class:`~cuzk.backends.base.BackendBase`, which gives it ``name``, ``_ready``, ``_require`` and
-``_check_scalars``.
+of iden3 files, the pairing check, the NTT over points, the sums of rows of points), each input validated once
+before a subclass's hook runs; a mixin of :class:`~cuzk.backends.base.BackendBase`, which gives it ``name``,
+``_ready``, ``_require`` and ``_check_scalars``.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from cuzk.backends.capabilities import (
     MONTGOMERY_FORM,
     PAIRING,
     POINT_NTT,
+    ROW_SUMS,
     SPARSE,
     STORED_POINT_NTT,
     UNARY_FIELD_OPS,
@@ -35,8 +36,8 @@ from cuzk.reference.curves import Curve
 
 
 class HostCapabilities:
-    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM, PAIRING, POINT_NTT and STORED_POINT_NTT: public methods and
-    the hooks they call."""
+    """FIELD_OPS, FIXED_BASE, SPARSE, MONTGOMERY_FORM, PAIRING, POINT_NTT, STORED_POINT_NTT and ROW_SUMS: public
+    methods and the hooks they call."""
 
     SPARSE_INDEXED = False  # whether the sparse hooks take IndexedCoefficients as they are (else given as limbs)
 
@@ -182,6 +183,23 @@ class HostCapabilities:
         _check_root(c, omega, len(points))
         return check_output(self.name, "point_ntt", self._point_ntt(c, g, points, omega, bool(inverse)), points.shape)
 
+    def row_sums(
+        self,
+        curve: CurveLike,
+        group: str,
+        points: np.ndarray,
+        indptr: np.ndarray,
+        index: np.ndarray,
+        scalars: np.ndarray,
+    ) -> np.ndarray:
+        c, g = self._ready(curve, ROW_SUMS), check_group(group)
+        points = check_points(c, g, points, "points")
+        indptr, index = check_csr(indptr, index, len(points), "index")
+        check_scalars(c, scalars)
+        check_same_length(index, scalars, ("index", "scalars"))
+        shape = (len(indptr) - 1, *limbs.point_shape(c, g))
+        return check_output(self.name, "row_sums", self._row_sums(c, g, points, indptr, index, scalars), shape)
+
     def point_ntt_stored(
         self, curve: CurveLike, group: str, stored: np.ndarray, omega: int, *, inverse: bool = False
     ) -> tuple[np.ndarray | None, int]:
@@ -272,6 +290,11 @@ class HostCapabilities:
     def _point_ntt_stored(
         self, curve: Curve, group: str, stored: np.ndarray, omega: int, inverse: bool
     ) -> tuple[np.ndarray | None, int]:
+        raise NotImplementedError
+
+    def _row_sums(
+        self, curve: Curve, group: str, points: np.ndarray, indptr: np.ndarray, index: np.ndarray, scalars: np.ndarray
+    ) -> np.ndarray:
         raise NotImplementedError
 
 

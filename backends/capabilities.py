@@ -38,9 +38,10 @@ POINT_NTT = "point_ntt"  # point_ntt: the NTT over G1/G2 points (a ptau's Lagran
 STORED_BASES = "stored_bases"  # prepare_stored_bases: a .zkey's stored words prepared (and checked) as they are
 STORED_POINT_NTT = "stored_point_ntt"  # point_ntt_stored: POINT_NTT over a .ptau's stored words, result in that form
 DEVICES = "devices"  # device_backends: the backends of the several devices this one spans (a batch spread over them)
+ROW_SUMS = "row_sums"  # row_sums: many MSMs of a few terms over one table of points, in CSR form (a setup's sums)
 CAPABILITIES = frozenset(
     {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS, DEVICE}
-    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES, STORED_POINT_NTT, DEVICES}
+    | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES, STORED_POINT_NTT, DEVICES, ROW_SUMS}
 )
 
 REDUCTIONS: tuple[str, ...] = ("libsnark", "circom")
@@ -293,9 +294,12 @@ class SupportsDevices(Protocol):
         ...
 
 
-def check_csr(indptr: np.ndarray, columns: np.ndarray, num_columns: int) -> tuple[np.ndarray, np.ndarray]:
+def check_csr(
+    indptr: np.ndarray, columns: np.ndarray, num_columns: int, name: str = "columns"
+) -> tuple[np.ndarray, np.ndarray]:
     """``indptr`` and ``columns`` of a CSR matrix as contiguous int64 arrays: indptr rises from 0 to the number of
-    terms, every column lies in 0 … num_columns − 1; else BackendInputError naming the array."""
+    terms, every column lies in 0 … num_columns − 1; else BackendInputError naming the array (``columns`` as
+    ``name``)."""
     indptr, columns = np.ascontiguousarray(indptr, np.int64), np.ascontiguousarray(columns, np.int64)
     if (
         indptr.ndim != 1
@@ -306,7 +310,7 @@ def check_csr(indptr: np.ndarray, columns: np.ndarray, num_columns: int) -> tupl
     ):
         raise BackendInputError("must rise from 0 to the number of terms", array="indptr")
     if len(columns) and (columns.min() < 0 or columns.max() >= num_columns):
-        raise BackendInputError(f"a column lies outside 0 … {num_columns - 1}", array="columns")
+        raise BackendInputError(f"an entry lies outside 0 … {num_columns - 1}", array=name)
     return indptr, columns
 
 
@@ -344,6 +348,7 @@ __all__ = [
     "POINT_NTT",
     "PREPARED_BASES",
     "REDUCTIONS",
+    "ROW_SUMS",
     "SPARSE",
     "STORED_BASES",
     "STORED_POINT_NTT",

@@ -1,5 +1,6 @@
 """The ``Supports…`` protocols of the host-side capabilities (FIELD_OPS, SPARSE, FIXED_BASE, MONTGOMERY_FORM,
-PAIRING, POINT_NTT): the methods a backend offering one implements. Re-exported by :mod:`cuzk.backends.protocol`."""
+PAIRING, POINT_NTT, ROW_SUMS): the methods a backend offering one implements. Re-exported by
+:mod:`cuzk.backends.protocol`."""
 
 from __future__ import annotations
 
@@ -126,6 +127,28 @@ class SupportsPointNtt(Protocol):
 
 
 @runtime_checkable
+class SupportsRowSums(Protocol):
+    """Capability ROW_SUMS."""
+
+    def row_sums(
+        self,
+        curve: CurveLike,
+        group: str,
+        points: np.ndarray,
+        indptr: np.ndarray,
+        index: np.ndarray,
+        scalars: np.ndarray,
+    ) -> np.ndarray:
+        """Many MSMs of a few terms over one table: for each row r, Σ_t [scalars[t]]·points[index[t]] over its terms
+        t = indptr[r] … indptr[r + 1] − 1, as (rows, 2, L) or (rows, 2, 2, L) canonical affine limbs (an empty row,
+        the identity: zeros). ``points`` (n, 2, L) or (n, 2, 2, L) canonical affine limbs of ``group`` (the identity
+        as zeros), trusted to be on the curve; ``index`` int64 into them; ``scalars`` (terms, 4) canonical Fr limbs.
+        The result is each row's MSM bit for bit, whatever order the terms are added in: a setup's sums of
+        Lagrange points by the circuit's coefficients, without a call or an array per row."""
+        ...
+
+
+@runtime_checkable
 class SupportsStoredPointNtt(Protocol):
     """Capability STORED_POINT_NTT (with POINT_NTT): the NTT over points as a .ptau stores them."""
 
@@ -147,6 +170,7 @@ __all__ = [
     "SupportsMontgomeryForm",
     "SupportsPairing",
     "SupportsPointNtt",
+    "SupportsRowSums",
     "SupportsSparse",
     "SupportsStoredPointNtt",
 ]

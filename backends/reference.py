@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import platform
 from importlib import metadata
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from cuzk.backends.protocol import (
     PAIRING,
     POINT_NTT,
     PREPARED_BASES,
+    ROW_SUMS,
     SPARSE,
     WINDOW,
     BackendBase,
@@ -44,7 +46,7 @@ class ReferenceBackend(BackendBase):
     name = "reference"
     priority = 0
     capabilities = frozenset(
-        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE, PAIRING, POINT_NTT}
+        {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, SPARSE, FIXED_BASE, PAIRING, POINT_NTT, ROW_SUMS}
     )
 
     def __init__(self, *, device: int | None = None) -> None:
@@ -73,6 +75,13 @@ class ReferenceBackend(BackendBase):
     ) -> np.ndarray:
         result = msm(limbs.group_of(curve, group), points, limbs.limbs_to_ints(scalars), window=window)
         return limbs.point_to_limbs(curve, group, result)
+
+    def _row_sums(
+        self, curve: Curve, group: str, points: np.ndarray, indptr: np.ndarray, index: np.ndarray, scalars: np.ndarray
+    ) -> np.ndarray:
+        """Each row an MSM of its own."""
+        rows = [self._msm(curve, group, points[index[lo:hi]], scalars[lo:hi], None) for lo, hi in pairwise(indptr)]
+        return np.array(rows, np.uint64).reshape(len(rows), *limbs.point_shape(curve, group))
 
     def _ntt(self, curve: Curve, values: np.ndarray, inverse: bool, coset: bool) -> np.ndarray:
         return limbs.fr_to_limbs(curve, ntt(limbs.limbs_to_fr(curve, values), inverse=inverse, coset=coset))

@@ -8,11 +8,11 @@ batch-affine bucket sums; :mod:`.free_scalars` splits off the zeros and ones of 
 multiples of a generator, for a setup), :mod:`.sparse` (SPARSE: CSR matrices over Fr, the witness side of a proof,
 which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS: the internal time of a call) and
 :mod:`.jit` (numba options, disk cache), :mod:`.tower` and :mod:`.pairing` (PAIRING: the optimal ate pairing
-check, for verifying a proof in milliseconds), :mod:`.warm` (WARM_UP: compiling ahead in other processes). Kept
-scalars (KEPT_SCALARS) are a private copy of the checked array: the MSMs and sparse products that take them check
-nothing again.
-:mod:`.point_ntt` (POINT_NTT) is the NTT over G1/G2 points: a ptau's Lagrange bases (``prepare phase2``);
-:mod:`.row_sums` an ``msm_batch`` of many rows of a few terms (a setup's sums).
+check, for verifying a proof in milliseconds), :mod:`.warm` (WARM_UP: compiling ahead in other processes),
+:mod:`.point_ntt` (POINT_NTT: a ptau's Lagrange bases, ``prepare phase2``), :mod:`.row_sums` (ROW_SUMS, and an
+``msm_batch`` of many rows of a few terms: a setup's sums), :mod:`.runtime` (the process's pool and tables). Kept
+scalars (KEPT_SCALARS) are a private copy of the
+checked array: the MSMs and sparse products that take them check nothing again.
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk once per machine, then loaded), when a backend method first needs them.
@@ -28,11 +28,9 @@ kernels ran (:mod:`.clock`), so that the engine's overhead column (wrapper − i
 from __future__ import annotations
 
 import platform
-import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from functools import cache, wraps
+from functools import wraps
 from importlib import metadata
 from itertools import pairwise
 from typing import Any
@@ -40,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from cuzk.backends import env, limbs
-from cuzk.backends.cpu.clock import KernelClock, KernelPool
+from cuzk.backends.cpu.runtime import CLOCK, Runtime, numba_missing, runtime
 from cuzk.backends.protocol import (
     COMPUTE_H,
     FIELD_OPS,
@@ -51,6 +49,7 @@ from cuzk.backends.protocol import (
     PAIRING,
     POINT_NTT,
     PREPARED_BASES,
+    ROW_SUMS,
     SPARSE,
     STORED_BASES,
     TIMINGS,
@@ -68,72 +67,12 @@ from cuzk.reference.errors import NotInvertibleError, ParameterError, Unsatisfie
 
 PARALLEL_ROWS = 1 << 14  # field_op rows from which the work is shared among the pool's threads
 ENV_THREADS = "CUZK_THREADS"  # the default thread count of the cpu backend
-CLOCK = KernelClock()  # one per process: "the calling thread's last call" of any cpu backend instance
 
 
 class QuotientNotDivisibleError(UnsatisfiedConstraintError, ValueError):
     """compute_h (libsnark): A·B − C is not divisible by Z = Xⁿ − 1, so the witness does not satisfy the
     constraints: the reference's ``witness_map`` raises UnsatisfiedConstraintError for the same input; this
     subclass is also a ValueError (an invalid input value)."""
-
-
-@cache
-def _numba_missing() -> str | None:
-    try:
-        import llvmlite  # noqa: F401
-        import numba  # noqa: F401
-    except Exception as exc:  # an ImportError, or a numba/numpy version mismatch raised at import
-        return f"numba cannot be imported ({type(exc).__name__}: {exc}); pip install numba"
-    return None
-
-
-class _Runtime:
-    """The kernels' modules, the thread pool and the per-curve NTT state, made on first use; one per thread count
-    and process, shared by every CpuBackend instance (the registry makes a new instance after each refresh)."""
-
-    def __init__(self, threads: int) -> None:
-        from cuzk.backends.cpu import fieldops, fixed_base, free_scalars, msm, ntt, params
-
-        self.fieldops, self.fixed_base, self.msm, self.ntt, self.params = fieldops, fixed_base, msm, ntt, params
-        self.free_scalars, self.threads = free_scalars, threads
-        self.pool = KernelPool(ThreadPoolExecutor(self.threads, thread_name_prefix="cuzk-cpu"), CLOCK)
-        self.ntts: dict[str, Any] = {}
-        self.tables: dict[tuple[str, str], Any] = {}
-        self.lock = threading.Lock()
-
-    def curve(self, curve: Curve) -> Any:
-        return self.params.curve_params(curve)
-
-    def ntt_of(self, curve: Curve) -> Any:
-        with self.lock:
-            if curve.name not in self.ntts:
-                self.ntts[curve.name] = self.ntt.Ntt(self.curve(curve), self.pool, self.threads)
-            return self.ntts[curve.name]
-
-    def generator_table(self, curve: Curve, group: str) -> Any:
-        """The fixed-base table of ``group``'s generator (built on first use, ~0.1 s)."""
-        with self.lock:
-            if (curve.name, group) not in self.tables:
-                F, degree = self.curve(curve).fq.consts, 1 if group == "g1" else 2
-                generator = limbs.point_to_limbs(curve, group, limbs.group_of(curve, group).generator)
-                like = F.one if group == "g1" else (F.one, F.one)
-                table = self.fixed_base.FixedBase(generator, degree, like, F, self.pool, self.threads)
-                self.tables[curve.name, group] = table
-            return self.tables[curve.name, group]
-
-
-_RUNTIMES: dict[int, _Runtime] = {}
-_RUNTIMES_LOCK = threading.Lock()
-
-
-def _runtime(threads: int | None) -> _Runtime:
-    import numba
-
-    count = threads or numba.config.NUMBA_NUM_THREADS
-    with _RUNTIMES_LOCK:
-        if count not in _RUNTIMES:
-            _RUNTIMES[count] = _Runtime(count)
-        return _RUNTIMES[count]
 
 
 def _measured(hook: Callable[..., Any]) -> Callable[..., Any]:
@@ -154,7 +93,7 @@ class CpuBackend(BackendBase):
     priority = 100
     capabilities = frozenset(
         {PREPARED_BASES, MSM_BATCH, COMPUTE_H, WINDOW, FIELD_OPS, KEPT_SCALARS, SPARSE, FIXED_BASE, TIMINGS}
-        | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES}
+        | {WARM_UP, PAIRING, MONTGOMERY_FORM, POINT_NTT, STORED_BASES, ROW_SUMS}
     )
 
     def __init__(self, *, device: int | None = None, threads: int | None = None) -> None:
@@ -165,11 +104,11 @@ class CpuBackend(BackendBase):
         self._threads = threads
 
     def unavailable_reason(self) -> str | None:
-        return _numba_missing()
+        return numba_missing()
 
-    def runtime(self) -> _Runtime:
+    def runtime(self) -> Runtime:
         """The loaded kernels and thread pool (imports numba and the kernel modules on the first call)."""
-        return _runtime(self._threads)
+        return runtime(self._threads)
 
     @contextmanager
     def _measure(self) -> Iterator[None]:
@@ -240,12 +179,21 @@ class CpuBackend(BackendBase):
         windows: list[int | None],
     ) -> np.ndarray:
         """Rows of raw points and a few terms each (a setup's sums) in one pass (:mod:`.row_sums`), else an MSM each."""
-        from cuzk.backends.cpu.row_sums import RowSums, small_rows
+        from cuzk.backends.cpu.row_sums import small_rows
 
         if not small_rows(bases):
             return super()._msm_batch(curve, group, bases, scalars, windows)
+        return self._row_summer(curve)(group, bases, [_host(s) for s in scalars])  # type: ignore[arg-type]
+
+    @_measured
+    def _row_sums(self, curve: Curve, group: str, points: Any, indptr: Any, index: Any, scalars: Any) -> np.ndarray:
+        return self._row_summer(curve).over_table(group, points, indptr, index, scalars)
+
+    def _row_summer(self, curve: Curve) -> Any:
+        from cuzk.backends.cpu.row_sums import RowSums
+
         rt = self.runtime()
-        return RowSums(curve, rt.curve(curve), rt.pool, rt.threads)(group, bases, [_host(s) for s in scalars])  # type: ignore[arg-type]
+        return RowSums(curve, rt.curve(curve), rt.pool, rt.threads)
 
     # --- kept scalars: checked once, held as the array itself ---------------------------------------------------
 

@@ -91,24 +91,33 @@ class RowSums:
 
     def __call__(self, group: str, bases: list[np.ndarray], scalars: list[np.ndarray]) -> np.ndarray:
         """Σ scalars[i][t]·bases[i][t] for each row i, as (rows, 2, L) or (rows, 2, 2, L) canonical affine limbs."""
+        width = limbs.point_shape(self.curve, group)[-1]
+        indptr = np.zeros(len(bases) + 1, np.int64)
+        np.cumsum([len(b) for b in bases], out=indptr[1:])
+        terms = int(indptr[-1])
+        empty = np.zeros((0, width), np.uint64)
+        table = np.concatenate([np.asarray(b, np.uint64).reshape(-1, width) for b in bases] or [empty])
+        values = np.concatenate(scalars) if terms else np.zeros((0, limbs.FR_LIMBS), np.uint64)
+        return self.over_table(group, table, indptr, np.arange(terms, dtype=np.int64), values)
+
+    def over_table(
+        self, group: str, table: np.ndarray, indptr: np.ndarray, index: np.ndarray, values: np.ndarray
+    ) -> np.ndarray:
+        """Row r: Σ values[t]·table[index[t]] over t = indptr[r] … indptr[r + 1] − 1 (capability ROW_SUMS); the
+        table's points as canonical affine limbs, any shape with coordinates on the last axis."""
         F, r = self.F, self.params.fr.modulus
         degree = 1 if group == "g1" else 2
         like = F.one if degree == 1 else (F.one, F.one)
         shape = limbs.point_shape(self.curve, group)
-        indptr = np.zeros(len(bases) + 1, np.int64)
-        np.cumsum([len(b) for b in bases], out=indptr[1:])
-        terms = int(indptr[-1])
         width = shape[-1]
-        empty = np.zeros((0, width), np.uint64)
-        canonical = np.concatenate([np.asarray(b, np.uint64).reshape(-1, width) for b in bases] or [empty])
-        values = np.concatenate(scalars) if terms else np.zeros((0, limbs.FR_LIMBS), np.uint64)
+        canonical = np.ascontiguousarray(table, np.uint64).reshape(-1, width)
+        terms, rows = len(index), len(indptr) - 1
         split = glv(self.curve, group)
         kinds, digit_rows, d1, d2 = self._classify(values, r, split)
         xyzz = np.empty((4 * terms * degree, width), np.uint64)
-        self._run(load_points, terms, (canonical, np.arange(terms, dtype=np.int64)), (xyzz, like, F))
+        self._run(load_points, terms, (canonical, np.ascontiguousarray(index, np.int64)), (xyzz, like, F))
         beta = self.params.fq.mont_tuple(split.beta)
         beta_like = beta if degree == 1 else (beta, limb_tuple(0, len(beta)))
-        rows = len(bases)
         sums = np.empty((4 * rows * degree, width), np.uint64)
         self._run(sum_rows, rows, (xyzz, kinds, digit_rows, d1, d2, indptr), (sums, degree, beta_like, like, F))
         out = np.empty((2 * rows * degree, width), np.uint64)

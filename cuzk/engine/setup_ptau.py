@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import DEVICE, MSM_BATCH, Backend, has_capability
+from cuzk.backends.protocol import DEVICE, MSM_BATCH, ROW_SUMS, Backend, has_capability
 from cuzk.backends.registry import resolve_backend
 from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.setup_hash import check_hashable, circuit_hash
-from cuzk.engine.small_rows import backend_batch, small_rows_backend
+from cuzk.engine.small_rows import backend_batch, backend_row_sums, small_rows_backend
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import PointTable
 from cuzk.formats.ptau import Ptau
@@ -39,6 +39,7 @@ from cuzk.reference.curves import Curve
 
 BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (a launch for a few dozen rows)
 HOST_BATCH_ROWS = 1 << 14  # sums handed to one msm_batch call of a host backend
+ROW_SUMS_ROWS = 1 << 17  # sums handed to one row_sums call (a G2 term takes 256 to 384 bytes there)
 FEW_TERMS = 64  # rows of at most this many terms go to msm_batch; longer ones are MSMs of their own
 HOST_ROWS = 1024  # sums per task of the host threads
 
@@ -59,14 +60,21 @@ class Sums:
         np.cumsum(np.bincount(rows, minlength=num_rows), out=indptr[1:])
         return cls(indptr, limbs.take_rows(bases, order), limbs.take_rows(scalars, order))
 
+    def rows_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The CSR form of ``rows`` alone: their indptr, and the positions of their terms in this one's."""
+        counts = self.indptr[rows + 1] - self.indptr[rows]
+        indptr = np.zeros(len(rows) + 1, np.int64)
+        np.cumsum(counts, out=indptr[1:])
+        shift = np.repeat(self.indptr[rows] - indptr[:-1], counts)
+        return indptr, np.arange(indptr[-1], dtype=np.int64) + shift
+
 
 def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np.ndarray:
     """Every row's Σ scalar·base over ``table`` as canonical affine limbs (identity: zeros). A row of one term with
     scalar 1 is that base. Rows of at most FEW_TERMS terms (nearly all: a variable appears in a few constraints) go
-    to ``msm_batch`` of :func:`small_rows_backend` when it offers it: HOST_BATCH_ROWS rows a call on the host (whose
-    batch of small rows is one pass over their terms), BATCH_ROWS on a device; the longer rows (the constant's, a
-    public signal's) and every row without MSM_BATCH are an ``msm`` each of ``backend``, from a thread per core on
-    the host (its kernels release the GIL)."""
+    to :func:`small_rows_backend` (:func:`sum_small_rows`); the longer rows (the constant's, a public signal's), and
+    every row where that backend sums none, are an ``msm`` each of ``backend``, from a thread per core on the host
+    (its kernels release the GIL)."""
     group, points = table.group, table.limbs
     counts = np.diff(sums.indptr)
     out = np.zeros((len(counts), *limbs.point_shape(curve, group)), np.uint64)
@@ -78,31 +86,49 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
     out[is_one] = points[sums.bases[first[is_one]]]
     rows = np.flatnonzero((counts > 0) & ~is_one)
     summer = small_rows_backend(backend)
-    device = has_capability(summer, DEVICE)
-    batched = rows[counts[rows] <= FEW_TERMS] if has_capability(summer, MSM_BATCH) else rows[:0]
+    batches = has_capability(summer, ROW_SUMS) or has_capability(summer, MSM_BATCH)
+    batched = rows[counts[rows] <= FEW_TERMS] if batches else rows[:0]
+    sum_small_rows(summer, curve, table, sums, batched, out)
     each = np.setdiff1d(rows, batched, assume_unique=True)
-    on_device = has_capability(backend, DEVICE)
-
-    def terms(chunk: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        spans = [(int(sums.indptr[r]), int(sums.indptr[r + 1])) for r in chunk]
-        return [points[sums.bases[lo:hi]] for lo, hi in spans], [sums.scalars[lo:hi] for lo, hi in spans]
-
-    def run_batch(chunk: np.ndarray) -> None:
-        out[chunk] = backend_batch(summer).msm_batch(curve, group, *terms(chunk))
 
     def run_each(chunk: np.ndarray) -> None:
-        for r, b, s in zip(chunk, *terms(chunk), strict=True):
+        for r, b, s in zip(chunk, *_terms(points, sums, chunk), strict=True):
             out[r] = backend.msm(curve, group, b, s)
 
-    size = BATCH_ROWS if device else HOST_BATCH_ROWS
-    for lo in range(0, len(batched), size):  # one call at a time: a device's stream, the host's pool
-        run_batch(batched[lo : lo + size])
-    workers = 1 if on_device else os.cpu_count() or 1
+    workers = 1 if has_capability(backend, DEVICE) else os.cpu_count() or 1
     step = max(1, min(HOST_ROWS, -(-len(each) // (4 * workers))))
     with ThreadPoolExecutor(max_workers=workers) as pool:
         for future in [pool.submit(run_each, each[lo : lo + step]) for lo in range(0, len(each), step)]:
             future.result()
     return out
+
+
+def sum_small_rows(
+    summer: Backend, curve: Curve, table: PointTable, sums: Sums, rows: np.ndarray, out: np.ndarray
+) -> None:
+    """out[r] ← row r's sum for each of ``rows``, on ``summer``: by its ``row_sums`` when it offers ROW_SUMS
+    (ROW_SUMS_ROWS rows a call, in CSR form over the table: no array per row), else by its ``msm_batch`` (an array
+    per row: HOST_BATCH_ROWS rows a call on the host, whose batch of small rows is one pass over their terms,
+    BATCH_ROWS on a device). One call at a time: a device's stream, the host's pool."""
+    group, points = table.group, table.limbs
+    if has_capability(summer, ROW_SUMS):
+        for lo in range(0, len(rows), ROW_SUMS_ROWS):
+            chunk = rows[lo : lo + ROW_SUMS_ROWS]
+            indptr, at = sums.rows_of(chunk)
+            out[chunk] = backend_row_sums(summer).row_sums(
+                curve, group, points, indptr, sums.bases[at], sums.scalars[at]
+            )
+        return
+    size = BATCH_ROWS if has_capability(summer, DEVICE) else HOST_BATCH_ROWS
+    for lo in range(0, len(rows), size):
+        chunk = rows[lo : lo + size]
+        out[chunk] = backend_batch(summer).msm_batch(curve, group, *_terms(points, sums, chunk))
+
+
+def _terms(points: np.ndarray, sums: Sums, rows: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Each of ``rows``' bases and scalars, an array each."""
+    spans = [(int(sums.indptr[r]), int(sums.indptr[r + 1])) for r in rows]
+    return [points[sums.bases[lo:hi]] for lo, hi in spans], [sums.scalars[lo:hi] for lo, hi in spans]
 
 
 def setup_from_ptau(
