@@ -63,10 +63,7 @@ class HostCapabilities:
         if keep or isinstance(a, KeptScalars) or isinstance(b, KeptScalars):
             return self._field_op_keeping(curve, field, op, a, b, keep)
         c = self._ready(curve, FIELD_OPS)
-        if field not in ("fr", "fq"):
-            raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
-        modulus, what = (c.r, "r") if field == "fr" else (c.q, "q")
-        label = f"an {field.capitalize()} element of {c.name}"
+        modulus, what, label = _field_of(c, field)
         check_limb_array(a, name="a", inner=(), modulus=modulus, what=label, modulus_name=what)
         _check_operands(op, b)
         if b is not None:
@@ -167,6 +164,16 @@ class HostCapabilities:
         check_reductions(reductions)
         out, bad = self._scalars_from_montgomery(c, stored, reductions)
         return check_output(self.name, "scalars_from_montgomery", out, (len(stored), limbs.FR_LIMBS)), int(bad)
+
+    def field_to_montgomery(
+        self, curve: CurveLike, field: FieldName, values: np.ndarray, powers: int = 1
+    ) -> np.ndarray:
+        c = self._ready(curve, MONTGOMERY_FORM)
+        modulus, what, label = _field_of(c, field)
+        values = check_limb_array(values, name="values", inner=(), modulus=modulus, what=label, modulus_name=what)
+        check_reductions(powers, "powers")
+        out = self._field_to_montgomery(c, field, values, powers)
+        return check_output(self.name, "field_to_montgomery", out, values.shape)
 
     def pairing_check(self, curve: CurveLike, g1: np.ndarray, g2: np.ndarray) -> bool:
         c = self._ready(curve, PAIRING)
@@ -281,6 +288,9 @@ class HostCapabilities:
     def _scalars_from_montgomery(self, curve: Curve, stored: np.ndarray, reductions: int) -> tuple[np.ndarray, int]:
         raise NotImplementedError
 
+    def _field_to_montgomery(self, curve: Curve, field: str, values: np.ndarray, powers: int) -> np.ndarray:
+        raise NotImplementedError
+
     def _pairing_check(self, curve: Curve, g1: np.ndarray, g2: np.ndarray) -> bool:
         raise NotImplementedError
 
@@ -298,10 +308,19 @@ class HostCapabilities:
         raise NotImplementedError
 
 
-def check_reductions(reductions: object) -> None:
-    """Montgomery reductions asked of stored values: an int in 0 … 4 (a .zkey's coefficients need 2)."""
+def check_reductions(reductions: object, name: str = "reductions") -> None:
+    """Montgomery reductions asked of stored values (or powers of R, ``name``): an int in 0 … 4 (a .zkey's
+    coefficients need 2)."""
     if not isinstance(reductions, int) or isinstance(reductions, bool) or not 0 <= reductions <= 4:
-        raise InputTypeError(f"reductions must be an int in 0 … 4, got {reductions!r}", array="reductions")
+        raise InputTypeError(f"{name} must be an int in 0 … 4, got {reductions!r}", array=name)
+
+
+def _field_of(curve: Curve, field: object) -> tuple[int, str, str]:
+    """(p, its name, what an element is) of ``field`` ("fr" or "fq"); else BackendInputError."""
+    if field not in ("fr", "fq"):
+        raise BackendInputError(f"unknown field {field!r}; expected 'fr' or 'fq'", array="field")
+    modulus, name = (curve.r, "r") if field == "fr" else (curve.q, "q")
+    return modulus, name, f"an {field.capitalize()} element of {curve.name}"
 
 
 def _check_words(array: object, shape: tuple[int, ...], name: str, dtype: type) -> None:

@@ -101,6 +101,13 @@ class SupportsMontgomeryForm(Protocol):
         first value not below r or −1): a .zkey's coefficients are stored as c·R², ``reductions`` 2 gives c."""
         ...
 
+    def field_to_montgomery(
+        self, curve: CurveLike, field: FieldName, values: np.ndarray, powers: int = 1
+    ) -> np.ndarray:
+        """The way back, for writing such files: (n, N) canonical limbs of Fr (N = 4) or Fq (N = L) → the words of
+        v·R^powers mod p, (n, N) uint64 (a point's coordinates: 1; a .zkey's coefficients: 2); zero stays zero."""
+        ...
+
 
 @runtime_checkable
 class SupportsPairing(Protocol):

@@ -290,6 +290,14 @@ class CpuBackend(BackendBase):
         rt = self.runtime()
         return kernels.scalars_from_montgomery(rt.curve(curve), stored, reductions, rt.pool, rt.threads)
 
+    @_measured
+    def _field_to_montgomery(self, curve: Curve, field: str, values: np.ndarray, powers: int) -> np.ndarray:
+        from cuzk.backends.cpu import stored as kernels
+
+        rt = self.runtime()
+        params = rt.curve(curve).fr if field == "fr" else rt.curve(curve).fq
+        return kernels.field_to_montgomery(params, values, powers, rt.pool, rt.threads)
+
     # --- compiling ahead (:mod:`.warm`) ---------------------------------------------------------------------------
 
     def _warm_up(self, curve: Curve, work: str) -> WarmUp:

@@ -1,4 +1,5 @@
-"""Values as iden3 files store them (.zkey, .ptau), made canonical on every core: the MONTGOMERY_FORM capability.
+"""Values as iden3 files store them (.zkey, .ptau), made canonical on every core, and back: the MONTGOMERY_FORM
+capability.
 
 snarkjs writes an element a of F_p as the little-endian words of a·R mod p with R = 2^(64·N) — exactly the form
 the cpu kernels compute in (:mod:`.params`). So a point section is, word for word, an array of points in this
@@ -19,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from cuzk.backends import limbs
-from cuzk.backends.cpu.field import add, from_mont, is_eq, is_zero, load, mul, sqr, store
+from cuzk.backends.cpu.field import add, from_mont, is_eq, is_zero, load, mul, sqr, store, to_mont
 from cuzk.backends.cpu.jit import JIT
 from cuzk.backends.cpu.msm import PreparedPoints
 from cuzk.backends.cpu.params import CurveParams, limb_tuple
@@ -86,6 +87,17 @@ def scalars_to_canonical(words: np.ndarray, out: np.ndarray, reductions: int, st
         v = load(words, k, like)
         for _ in range(reductions):
             v = from_mont(v, F)
+        store(out, k, v)
+
+
+@njit(**JIT)
+def canonical_to_stored(words: np.ndarray, out: np.ndarray, powers: int, start: int, stop: int, F: Any) -> None:
+    """out[k] = words[k]·R^powers for rows start … stop − 1 (every word below p): how a file stores them."""
+    like = F.one
+    for k in range(start, stop):
+        v = load(words, k, like)
+        for _ in range(powers):
+            v = to_mont(v, F)
         store(out, k, v)
 
 
@@ -187,9 +199,19 @@ def scalars_from_montgomery(
     return out, -1
 
 
+def field_to_montgomery(field: Any, values: np.ndarray, powers: int, pool: Any, threads: int) -> np.ndarray:
+    """See the MONTGOMERY_FORM capability: ``field`` the parameters of Fr or Fq (:mod:`.params`)."""
+    words, F = np.ascontiguousarray(values, np.uint64), field.consts
+    out = np.empty_like(words)
+    pool.map(lambda span: canonical_to_stored(words, out, powers, span[0], span[1], F), _spans(len(words), threads))
+    return out
+
+
 __all__ = [
     "NOT_ON_CURVE",
     "NOT_REDUCED",
+    "canonical_to_stored",
+    "field_to_montgomery",
     "first_unreduced",
     "points_checked",
     "points_from_montgomery",

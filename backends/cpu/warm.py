@@ -146,6 +146,17 @@ def row_sums_task(group: str) -> Callable[[Any, Curve], None]:
     return run
 
 
+def stored_task(backend: Any, curve: Curve) -> None:
+    """iden3 files' stored form, both ways (MONTGOMERY_FORM): a key's or a ptau's points and coefficients read, a
+    key's written."""
+    for group in ("g1", "g2"):
+        points = _points(curve, group, 2)
+        words = backend.field_to_montgomery(curve, "fq", points.reshape(-1, points.shape[-1]), 1)
+        backend.points_from_montgomery(curve, group, words.view(np.uint8).reshape(len(points), -1))
+    scalars = _scalars(curve, SMALL, seed=5)
+    backend.scalars_from_montgomery(curve, backend.field_to_montgomery(curve, "fr", scalars, 2), 2)
+
+
 def point_ntt_task(group: str) -> Callable[[Any, Curve], None]:
     """``prepare phase2``'s transforms over ``group``'s points: the passes of butterflies and the inverse's scaling."""
 
@@ -192,6 +203,7 @@ TASKS: dict[str, Task] = {
     "fixed_g1": Task(("setup",), fixed_base_task("g1"), 2.5, "setup"),
     "sums_g2": Task(("setup",), row_sums_task("g2"), 3.0, "setup"),
     "sums_g1": Task(("setup",), row_sums_task("g1"), 1.5, "setup"),
+    "stored": Task(("setup",), stored_task, 0.8, "field"),
     "point_ntt_g2": Task(("setup",), point_ntt_task("g2"), 2.5, "setup"),
     "point_ntt_g1": Task(("setup",), point_ntt_task("g1"), 1.5, "setup"),
 }

@@ -178,12 +178,15 @@ def run_setup(args: argparse.Namespace) -> int:
             write_zkey(temporary, key)
         made = "A one-party setup: for development and tests only."
     else:
+        from cuzk.backends.registry import resolve_backend
+        from cuzk.engine.decoding import stored_form_host
         from cuzk.engine.setup_ptau import setup_from_ptau
         from cuzk.formats.ptau import read_ptau
 
         key, circuit_hash = setup_from_ptau(read_r1cs(args.r1cs), read_ptau(ptau_path), backend=args.backend)
+        host = stored_form_host(resolve_backend(args.backend), key.domain_size)  # the points' Montgomery form
         with atomic_outputs([zkey_path]) as (temporary,):
-            write_zkey(temporary, key, order=SNARKJS_SETUP_ORDER, circuit_hash=circuit_hash)
+            write_zkey(temporary, key, order=SNARKJS_SETUP_ORDER, circuit_hash=circuit_hash, host=host)
         made = f"From {ptau_path}; phase 2 next: snarkjs zkey contribute. Circuit hash {circuit_hash.hex()[:16]}…"
     print(
         f"{zkey_path}: {key.curve.name}, {key.num_constraints} constraints, domain {key.domain_size}, "

@@ -120,7 +120,8 @@ def _apply(
 ) -> Contributed:
     started = time.perf_counter()
     chosen = resolve_backend(backend)
-    key = read_zkey(source, host=montgomery_host(chosen))
+    host = montgomery_host(chosen)
+    key = read_zkey(source, host=host)
     curve = key.curve
     file = BinFile(source, MAGIC, (1, 2), SECTIONS)
     mpc = read_mpc_params(file, curve)
@@ -149,8 +150,8 @@ def _apply(
         (1, _raw(file, 1)),
         (2, header),
         *((i, _raw(file, i)) for i in range(3, 8)),  # IC, coefficients, A, B1, B2: as they are
-        (8, g1.encode(scale_points(chosen, curve, key.l_query, inverse))),
-        (9, g1.encode(scale_points(chosen, curve, key.h_query, inverse))),
+        (8, g1.encode(scale_points(chosen, curve, key.l_query, inverse), host=host)),
+        (9, g1.encode(scale_points(chosen, curve, key.h_query, inverse), host=host)),
         (MPC_SECTION, encode_mpc_params(curve, mpc.extended(record))),
     ]
     write_binfile(target, MAGIC, VERSION, sections)

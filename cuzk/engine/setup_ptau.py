@@ -174,7 +174,7 @@ def setup_from_ptau(
         delta_g1=curve.g1.generator,
         delta_g2=curve.g2.generator,
         ic=limbs.limbs_to_points(curve, "g1", ic_c[: num_public + 1]),
-        coefficients=coefficients_of(r1cs),
+        coefficients=coefficients_of(r1cs, None if host is None else (host, curve)),
         a_query=PointTable(curve, "g1", a_query),
         b_g1_query=PointTable(curve, "g1", b_g1_query),
         b_g2_query=PointTable(curve, "g2", b_g2_query),

@@ -85,9 +85,21 @@ class Coefficients:
 
     @classmethod
     def from_values(
-        cls, matrix: np.ndarray, constraint: np.ndarray, signal: np.ndarray, values: np.ndarray, modulus: int
+        cls,
+        matrix: np.ndarray,
+        constraint: np.ndarray,
+        signal: np.ndarray,
+        values: np.ndarray,
+        modulus: int,
+        *,
+        host: tuple[Backend, Curve] | None = None,
     ) -> Coefficients:
-        """From the coefficients themselves (canonical limbs), storing each as c·R² mod r."""
+        """From the coefficients themselves (canonical limbs), storing each as c·R² mod r: by ``host``'s
+        MONTGOMERY_FORM (a backend and the curve of r) when given, else by numpy (the oracle)."""
+        if host is not None:
+            backend, curve = host
+            stored = backend.field_to_montgomery(curve, "fr", values, 2)  # type: ignore[attr-defined]
+            return cls(matrix, constraint, signal, stored, modulus)
         fr = MontgomeryField(modulus, FR_BYTES)
         once = to_montgomery(fr, values)
         stored = to_montgomery(fr, once.view("<u8").reshape(len(matrix), 4).astype(np.uint64))

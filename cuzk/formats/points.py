@@ -149,11 +149,15 @@ class PointDecoder:
         _, bad = self.decode(raw)
         return bad.problem if bad is not None else "rejected by the backend's check"
 
-    def encode(self, array: np.ndarray) -> np.ndarray:
-        """Canonical limbs (n, 2, L) / (n, 2, 2, L) → (n, point_bytes) uint8 in Montgomery form (infinity: zeros)."""
+    def encode(self, array: np.ndarray, *, host: Backend | None = None) -> np.ndarray:
+        """Canonical limbs (n, 2, L) / (n, 2, 2, L) → (n, point_bytes) uint8 in Montgomery form (infinity: zeros):
+        on ``host``, a backend with MONTGOMERY_FORM, when given; else by numpy (the oracle)."""
         n, coords = array.shape[0], coordinate_count(self.group)
         flat = np.ascontiguousarray(array, dtype=np.uint64).reshape(n * coords, self.fq.n8 // 8)
-        return to_montgomery(self.fq, flat).reshape(n, coords * self.fq.n8)
+        if host is None:
+            return to_montgomery(self.fq, flat).reshape(n, coords * self.fq.n8)
+        words = host.field_to_montgomery(self.curve, "fq", flat)  # type: ignore[attr-defined]
+        return words.astype("<u8", copy=False).view(np.uint8).reshape(n, coords * self.fq.n8)
 
 
 def in_subgroup(curve: Curve, group: str, point: Point) -> bool:

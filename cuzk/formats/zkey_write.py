@@ -15,11 +15,12 @@ import struct
 import numpy as np
 
 from cuzk.backends import limbs
+from cuzk.backends.protocol import Backend
 from cuzk.formats.binfile import write_binfile
 from cuzk.formats.points import PointDecoder, PointTable, field_bytes
 from cuzk.formats.r1cs import R1cs
 from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, Coefficients, ZKey
-from cuzk.reference.curves import Point
+from cuzk.reference.curves import Curve, Point
 
 SECTION_ORDER = tuple(range(1, 11))
 SNARKJS_SETUP_ORDER = (1, 2, 4, 3, 9, 8, 5, 6, 7, 10)  # the order zkey_new.js writes them in
@@ -40,9 +41,11 @@ def write_zkey(
     *,
     order: tuple[int, ...] = SECTION_ORDER,
     circuit_hash: bytes = bytes(64),
+    host: Backend | None = None,
 ) -> None:
     """Write ``key`` as snarkjs does (tables and rows in snarkjs's domain order, as :class:`ZKey` holds them), its
-    sections in ``order``, section 10 = ``circuit_hash`` and no contribution."""
+    sections in ``order``, section 10 = ``circuit_hash`` and no contribution; the points put in Montgomery form by
+    ``host``'s MONTGOMERY_FORM when given, else by numpy."""
     if sorted(order) != list(SECTION_ORDER) or len(circuit_hash) != 64:
         raise ValueError("order must list sections 1 … 10 once each, and circuit_hash have 64 bytes")
     curve = key.curve
@@ -51,7 +54,7 @@ def write_zkey(
 
     def points(decoder: PointDecoder, items: list[Point] | PointTable) -> bytes:
         array = items.limbs if isinstance(items, PointTable) else limbs.points_to_limbs(curve, decoder.group, items)
-        return decoder.encode(array).tobytes()
+        return decoder.encode(array, host=host).tobytes()
 
     header = b"".join(
         [
@@ -92,9 +95,10 @@ def write_zkey(
     write_binfile(path, MAGIC, VERSION, [(i, sections[i]) for i in order])
 
 
-def coefficients_of(r1cs: R1cs) -> Coefficients:
+def coefficients_of(r1cs: R1cs, host: tuple[Backend, Curve] | None = None) -> Coefficients:
     """Section 4 of the key of ``r1cs``: A's and B's terms, then A = 1 on the row of each public signal (and the
-    constant), ordered by row as snarkjs's zkey_new.js writes them."""
+    constant), ordered by row as snarkjs's zkey_new.js writes them; stored by ``host`` (see
+    :meth:`Coefficients.from_values`)."""
     inputs = np.arange(r1cs.num_public + 1, dtype=np.int64)
     one = limbs.ints_to_limbs([1] * len(inputs), limbs.FR_LIMBS)
     matrix = np.concatenate([np.zeros_like(r1cs.a.rows), np.ones_like(r1cs.b.rows), np.zeros_like(inputs)])
@@ -103,7 +107,7 @@ def coefficients_of(r1cs: R1cs) -> Coefficients:
     values = np.concatenate([r1cs.a.coefficients, r1cs.b.coefficients, one])
     order = np.argsort(constraint, kind="stable")
     values = limbs.take_rows(values, order)
-    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values, r1cs.prime)
+    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values, r1cs.prime, host=host)
 
 
 __all__ = ["SECTION_ORDER", "SNARKJS_SETUP_ORDER", "coefficients_of", "uncompressed", "write_zkey"]

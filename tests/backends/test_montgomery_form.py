@@ -1,6 +1,7 @@
 """MONTGOMERY_FORM against its oracle, the numpy decoder of cuzk.formats (the one .zkey reading used before): the same
 canonical limbs, the same first bad point and problem, on both curves and groups, with points at infinity and with
-points off the curve or not reduced; and a .zkey's coefficients (stored c·R²) back to c."""
+points off the curve or not reduced; a .zkey's coefficients (stored c·R²) back to c; and values into the stored
+form, as numpy's writer puts them."""
 
 from __future__ import annotations
 
@@ -116,6 +117,29 @@ def test_coefficients_come_back_from_c_r_squared(name: str, curve: Curve) -> Non
     assert np.array_equal(oracle, canonical)
     twice[33] = limbs.ints_to_limbs([curve.r + 5], limbs.FR_LIMBS)[0]
     assert b.scalars_from_montgomery(curve, twice, 2)[1] == 33
+
+
+@by_backend
+@by_curve
+@pytest.mark.parametrize("field", ["fr", "fq"])
+def test_values_go_back_into_the_stored_form_as_numpy_puts_them(name: str, curve: Curve, field: str) -> None:
+    """field_to_montgomery, for writing a .zkey: v·R^powers as numpy's writer makes it, zero staying zero; values
+    not below p and powers outside 0 … 4 refused."""
+    from cuzk.backends.errors import BackendInputError
+
+    modulus = curve.r if field == "fr" else curve.q
+    width, rng = limbs.limb_count(modulus), random.Random(9)
+    canonical = limbs.ints_to_limbs([0, 1, modulus - 1, *(rng.randrange(modulus) for _ in range(60))], width)
+    numpy_field = MontgomeryField(modulus, 8 * width)
+    once = to_montgomery(numpy_field, canonical).view("<u8").reshape(canonical.shape).astype(np.uint64)
+    twice = to_montgomery(numpy_field, once).view("<u8").reshape(canonical.shape).astype(np.uint64)
+    b = backend(name)
+    for expected, powers in ((canonical, 0), (once, 1), (twice, 2)):
+        assert np.array_equal(b.field_to_montgomery(curve, field, canonical, powers), expected)
+    with pytest.raises(BackendInputError):
+        b.field_to_montgomery(curve, field, limbs.ints_to_limbs([modulus], width))
+    with pytest.raises(BackendInputError):
+        b.field_to_montgomery(curve, field, canonical, 5)
 
 
 def test_the_input_shape_is_checked() -> None:
