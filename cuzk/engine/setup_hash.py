@@ -18,8 +18,8 @@ import struct
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.backends.protocol import MSM_BATCH, Backend, has_capability
-from cuzk.engine.small_rows import backend_batch, small_rows_backend
+from cuzk.backends.protocol import MSM_BATCH, ROW_SUMS, Backend, has_capability
+from cuzk.engine.small_rows import backend_batch, backend_row_sums, small_rows_backend
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import point_bytes
 from cuzk.formats.ptau import Ptau
@@ -29,6 +29,7 @@ from cuzk.reference.curves import Curve, Point
 
 HASH_CHUNK = 1 << 14
 DIFFERENCE_ROWS = 1 << 14  # H's differences handed to one msm_batch call
+DIFFERENCE_SUMS = 1 << 17  # H's differences handed to one row_sums call
 
 
 def circuit_hash(key: ZKey, ptau: Ptau, ic: np.ndarray, backend: Backend | None = None) -> bytes:
@@ -72,14 +73,14 @@ def check_hashable(ptau: Ptau, n: int) -> None:
 
 def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
     """[τ^(i+n)]₁ − [τ^i]₁ for i < hashed_count(n), uncompressed; FormatError where snarkjs reads past section 2.
-    With ``backend``: each difference a row of ``msm_batch`` on its small_rows_backend (the two points, by 1 and
-    −1), DIFFERENCE_ROWS rows a call; without (or without MSM_BATCH there), in Python integers (the oracle, a
-    chord per point, the slopes inverted together)."""
+    With ``backend``: each difference a row of ``row_sums`` or ``msm_batch`` on its small_rows_backend (the two
+    points, by 1 and −1: :func:`point_differences`); without (or without either there), in Python integers (the
+    oracle, a chord per point, the slopes inverted together)."""
     count = hashed_count(n)
     check_hashable(ptau, n)
     low, high = ptau.points(2, 0, count).limbs, ptau.points(2, n, count).limbs
     summer = small_rows_backend(backend) if backend is not None else None
-    if summer is not None and has_capability(summer, MSM_BATCH):
+    if summer is not None and (has_capability(summer, ROW_SUMS) or has_capability(summer, MSM_BATCH)):
         return uncompressed(point_differences(summer, ptau.curve, high, low))
     differences = _subtract(_ints(low), _ints(high), ptau.curve.q, ptau)
     n8 = point_bytes(ptau.curve, "g1") // 2
@@ -88,11 +89,21 @@ def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
 
 def point_differences(backend: Backend, curve: Curve, high: np.ndarray, low: np.ndarray) -> np.ndarray:
     """high[i] − low[i] for G1 canonical affine limbs (n, 2, L), as the same: rows [high[i], low[i]] by (1, −1) of
-    ``backend``'s ``msm_batch`` (one with MSM_BATCH: :func:`~cuzk.engine.small_rows.small_rows_backend`'s choice)."""
-    summer = backend_batch(backend)
-    rows = np.stack([high, low], axis=1)  # (n, 2 points, 2, L)
+    ``backend`` (:func:`~cuzk.engine.small_rows.small_rows_backend`'s choice): by its ``row_sums`` over the table
+    [high, low] (ROW_SUMS), else its ``msm_batch`` (MSM_BATCH), an array per row."""
     signs = limbs.ints_to_limbs([1, curve.r - 1], limbs.FR_LIMBS)
     out = np.empty_like(high)
+    if has_capability(backend, ROW_SUMS):
+        table = np.concatenate([high, low])
+        for lo in range(0, len(high), DIFFERENCE_SUMS):
+            count = min(DIFFERENCE_SUMS, len(high) - lo)
+            index = np.stack([np.arange(lo, lo + count), len(high) + np.arange(lo, lo + count)], axis=1).reshape(-1)
+            indptr = np.arange(0, 2 * count + 1, 2, dtype=np.int64)
+            scalars = np.tile(signs, (count, 1))
+            out[lo : lo + count] = backend_row_sums(backend).row_sums(curve, "g1", table, indptr, index, scalars)
+        return out
+    summer = backend_batch(backend)
+    rows = np.stack([high, low], axis=1)  # (n, 2 points, 2, L)
     for lo in range(0, len(rows), DIFFERENCE_ROWS):
         chunk = list(rows[lo : lo + DIFFERENCE_ROWS])
         out[lo : lo + len(chunk)] = summer.msm_batch(curve, "g1", chunk, [signs] * len(chunk))

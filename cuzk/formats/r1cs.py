@@ -9,9 +9,7 @@
     sections 4, 5            PLONK custom gates (circom --O? with custom templates): not provable with Groth16
 
 Wires are numbered as z: 0 is the constant 1, then the outputs, the public inputs, the private inputs, the rest.
-The constraint section is walked once in Python to find where each combination starts (a u32 read per
-combination); the terms are then gathered by numpy fancy-indexing from the mapped file, 2^16 terms at a time, so the
-scratch stays a few MB and the reader's peak is the mapped section plus its result.
+The constraint section is read by :mod:`cuzk.formats.r1cs_terms`.
 """
 
 from __future__ import annotations
@@ -19,53 +17,22 @@ from __future__ import annotations
 import os
 import re
 import struct
-from array import array
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.formats.binfile import BinFile, Section, write_binfile
-from cuzk.formats.errors import FormatError, ValueOutOfRangeError, WitnessMismatchError
+from cuzk.formats.binfile import BinFile, write_binfile
+from cuzk.formats.errors import FormatError, WitnessMismatchError
+from cuzk.formats.r1cs_terms import Terms, read_constraints
 from cuzk.formats.wtns import Witness, field_name, read_field
 from cuzk.reference.errors import UnsatisfiedConstraintError
 
 MAGIC = b"r1cs"
 VERSION = 1
 SECTIONS = {1: "header", 2: "constraints", 3: "wire-to-label map", 4: "custom gates list", 5: "custom gates uses"}
-MATRICES = ("A", "B", "C")
-_GATHER_CHUNK = 1 << 16  # terms gathered at a time: their byte indices take 2.5 MB (BN254)
 _WIRE = re.compile(r"-?[0-9]{1,20}")
-
-
-@dataclass(frozen=True)
-class Terms:
-    """One matrix of the R1CS as coordinates: term t is coefficients[t] at (rows[t], wires[t])."""
-
-    rows: np.ndarray  # int64 (T,)
-    wires: np.ndarray  # int64 (T,)
-    coefficients: np.ndarray  # uint64 (T, n8/8), canonical
-
-    def entries(self) -> Iterator[tuple[int, int, int]]:
-        """(row, wire, coefficient) of every term, as Python integers."""
-        return zip(self.rows.tolist(), self.wires.tolist(), limbs.limbs_to_ints(self.coefficients), strict=True)
-
-    def row_sums(self, z: list[int], num_rows: int, prime: int) -> list[int]:
-        """⟨row, z⟩ mod prime for every row."""
-        acc = [0] * num_rows
-        for row, wire, coeff in self.entries():
-            acc[row] += coeff * z[wire]
-        return [v % prime for v in acc]
-
-    def matrix(self, field: Any, num_rows: int) -> list[list[tuple[int, Any]]]:
-        """The sparse rows of the reference's :class:`~cuzk.reference.r1cs.Matrices` (column, coefficient); ``field``
-        makes each coefficient (a field's elements, or ``int`` for the integers themselves)."""
-        rows: list[list[tuple[int, Any]]] = [[] for _ in range(num_rows)]
-        for row, wire, coeff in self.entries():
-            rows[row].append((wire, field(coeff)))
-        return rows
 
 
 @dataclass(frozen=True)
@@ -147,7 +114,7 @@ def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
         if file.has(gates) and file.section(gates).size > 4:
             section = file.section(gates)
             raise file.error("the circuit uses PLONK custom gates, which Groth16 cannot prove", section, section.offset)
-    a, b, c = _read_constraints(file, n8, prime, num_constraints, num_wires)
+    a, b, c = read_constraints(file, n8, prime, num_constraints, num_wires)
     return R1cs(
         os.fspath(path),
         prime,
@@ -162,92 +129,6 @@ def read_r1cs(path: str | os.PathLike[str]) -> R1cs:
         b,
         c,
     )
-
-
-def _read_constraints(file: BinFile, n8: int, prime: int, m: int, num_wires: int) -> tuple[Terms, Terms, Terms]:
-    section = file.section(2)
-    data = file.data[section.offset : section.offset + section.size]  # the mapped bytes: nothing copied
-    starts, counts = _combination_starts(file, section, data, n8, m)
-    return tuple(  # type: ignore[return-value]
-        _gather(file, section, data, n8, prime, m, num_wires, k, starts[k], counts[k]) for k in range(3)
-    )
-
-
-def _combination_starts(
-    file: BinFile, section: Section, data: np.ndarray, n8: int, m: int
-) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Where each of the 3·m linear combinations' terms start, and how many each has (int64 arrays per matrix:
-    8 bytes an entry, not a Python int's 36)."""
-    term_bytes = 4 + n8
-    starts = [array("q") for _ in range(3)]
-    counts = [array("q") for _ in range(3)]
-    pos, size = 0, len(data)
-    for i in range(m):
-        for k in range(3):
-            if pos + 4 > size:
-                raise file.error(
-                    f"constraint {i} ({MATRICES[k]}) runs past the end of the section",
-                    section,
-                    section.offset + pos,
-                    FormatError,
-                )
-            (count,) = struct.unpack_from("<I", data, pos)
-            if pos + 4 + count * term_bytes > size:
-                raise file.error(
-                    f"constraint {i} ({MATRICES[k]}) announces {count} terms, more than the section holds",
-                    section,
-                    section.offset + pos,
-                )
-            starts[k].append(pos + 4)
-            counts[k].append(count)
-            pos += 4 + count * term_bytes
-    if pos != size:
-        raise file.error(
-            f"{size - pos} bytes are left after the {m} constraints the header announces", section, section.offset + pos
-        )
-    return [np.frombuffer(a, dtype=np.int64) for a in starts], [np.frombuffer(a, dtype=np.int64) for a in counts]
-
-
-def _gather(
-    file: BinFile,
-    section: Section,
-    data: np.ndarray,
-    n8: int,
-    prime: int,
-    m: int,
-    num_wires: int,
-    k: int,
-    starts: np.ndarray,
-    count: np.ndarray,
-) -> Terms:
-    """The terms of matrix k, gathered a chunk at a time (the byte indices of a chunk are its only scratch)."""
-    term_bytes, total = 4 + n8, int(count.sum())
-    first = np.repeat(np.cumsum(count) - count, count)  # index of each term's first sibling
-    offsets = np.repeat(starts, count) + (np.arange(total) - first) * term_bytes
-    del first
-    wires = np.empty(total, np.int64)
-    coefficients = np.empty((total, n8 // 8), np.uint64)
-    for lo in range(0, total, _GATHER_CHUNK):
-        hi = min(total, lo + _GATHER_CHUNK)
-        records = data[offsets[lo:hi, None] + np.arange(term_bytes)]
-        wires[lo:hi] = np.ascontiguousarray(records[:, :4]).view("<u4").reshape(hi - lo)
-        coefficients[lo:hi] = np.ascontiguousarray(records[:, 4:]).view("<u8").reshape(hi - lo, n8 // 8)
-    if total and int(wires.max()) >= num_wires:
-        t = int(np.argmax(wires >= num_wires))
-        raise file.error(
-            f"a term of {MATRICES[k]} refers to wire {int(wires[t])}, but the circuit has {num_wires} wires",
-            section,
-            section.offset + int(offsets[t]),
-        )
-    bad = limbs.first_noncanonical(coefficients, prime)
-    if bad is not None:
-        raise file.error(
-            f"a coefficient of {MATRICES[k]} is not reduced modulo the prime",
-            section,
-            section.offset + int(offsets[bad[0]]) + 4,
-            ValueOutOfRangeError,
-        )
-    return Terms(np.repeat(np.arange(m, dtype=np.int64), count), wires, coefficients)
 
 
 def read_sym(path: str | os.PathLike[str]) -> dict[int, str]:

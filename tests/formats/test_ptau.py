@@ -179,8 +179,8 @@ def test_a_circuit_filling_the_ptau_past_one_hash_chunk_is_refused(
 
 @pytest.mark.parametrize("name", ["bn128", "bls12381"])
 def test_the_hashs_h_points_by_a_backend_are_the_python_oracles(name: str) -> None:
-    """H's points of the circuit hash, [τ^(i+n)]₁ − [τ^i]₁, as msm_batch rows (the cpu backend's small rows, and
-    the reference backend's MSMs) are the bytes of the chord formula in Python integers, at every n of the ptau;
+    """H's points of the circuit hash, [τ^(i+n)]₁ − [τ^i]₁, as row_sums rows (the cpu backend's one pass, the
+    reference backend's MSMs) are the bytes of the chord formula in Python integers, at every n of the ptau;
     and a difference that is a doubling or the identity comes out right."""
     from cuzk.backends import limbs
     from cuzk.backends.registry import get_backend
@@ -197,3 +197,22 @@ def test_the_hashs_h_points_by_a_backend_are_the_python_oracles(name: str) -> No
     low = limbs.points_to_limbs(curve, "g1", [-p, p, curve.g1.identity(), p, curve.g1.generator])
     got = limbs.limbs_to_points(curve, "g1", setup_hash.point_differences(cpu, curve, high, low))
     assert got == [p + p, curve.g1.identity(), -p, -p, p - curve.g1.generator]
+
+
+def test_the_hashs_h_points_as_msm_batch_rows_are_the_python_oracles() -> None:
+    """The same through ``msm_batch`` rows, the path of a backend without ROW_SUMS (the opencl backend's)."""
+    from cuzk.backends.protocol import MSM_BATCH, ROW_SUMS, has_capability
+    from cuzk.backends.registry import get_backend
+    from cuzk.engine import setup_hash
+    from tests._suite_backends import usable_or_skip
+
+    usable_or_skip("opencl")
+    opencl = get_backend("opencl")
+    assert has_capability(opencl, MSM_BATCH) and not has_capability(opencl, ROW_SUMS)
+    ptau = read_ptau(ptau_of("bn128"))
+    for log_n in (1, 3, ptau.power - 1):
+        n = 1 << log_n
+        count = setup_hash.hashed_count(n)
+        high, low = ptau.points(2, n, count).limbs, ptau.points(2, 0, count).limbs
+        got = setup_hash.point_differences(opencl, ptau.curve, high, low)
+        assert setup_hash.uncompressed(got) == setup_hash.h_hash_points(ptau, n), log_n

@@ -167,3 +167,26 @@ def test_sym_file(tmp_path: Path) -> None:
         read_sym(tmp_path / "bad.sym")
     with pytest.raises(FormatError, match="cannot read"):
         read_sym(tmp_path / "none.sym")
+
+
+def test_the_word_walk_and_gather_are_the_checked_ones(small) -> None:  # type: ignore[no-untyped-def]
+    """The constraint section walked a word at a time (nothing checked on the way) finds the combinations the
+    checked walk finds, and gives up (None) on a section whose counts run past its end or leave bytes over; the
+    records gathered a row of words per term are the bytes gathered one by one."""
+    from cuzk.formats import r1cs_terms
+    from cuzk.formats.binfile import BinFile
+    from cuzk.formats.r1cs import MAGIC, SECTIONS, VERSION
+
+    file = BinFile(small.r1cs, MAGIC, (VERSION,), SECTIONS)
+    section = file.section(2)
+    data = file.data[section.offset : section.offset + section.size]
+    m, n8 = read_r1cs(small.r1cs).num_constraints, 32
+    walked = r1cs_terms._walk(data, n8, m)
+    checked = r1cs_terms._combination_starts_checked(file, section, data, n8, m)
+    assert walked is not None
+    for got, expected in zip(walked, checked, strict=True):
+        assert all(np.array_equal(g, e) for g, e in zip(got, expected, strict=True))
+    assert r1cs_terms._walk(data[:-4], n8, m) is None and r1cs_terms._walk(data, n8, m - 1) is None
+    offsets = checked[0][0][: m // 2]
+    by_words = r1cs_terms._records(data, 4 + n8)(offsets)
+    assert np.array_equal(by_words, data[offsets[:, None] + np.arange(4 + n8)])
