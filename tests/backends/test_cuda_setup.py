@@ -10,7 +10,7 @@ import pytest
 
 from cuzk.backends.cuda import CudaBackend, KernelBuildError
 from cuzk.backends.cuda import device as device_module
-from cuzk.backends.protocol import CAPABILITIES, DEVICES, MONTGOMERY_FORM
+from cuzk.backends.protocol import CAPABILITIES, DEVICES, MONTGOMERY_FORM, ROW_SUMS
 from cuzk.backends.registry import discover
 from cuzk.reference.curves import BN254
 
@@ -38,9 +38,9 @@ def test_registered_with_every_capability_and_first_priority() -> None:
     entry = discover()["cuda"]
     assert entry.target == "cuzk.backends.cuda:CudaBackend"
     assert entry.available == BACKEND.is_available()
-    # decoding a file's stored words runs on the host (a .zkey's witness side, its stored points, a proof's pairing
-    # check and a ptau's point NTT are the device's)
-    assert CudaBackend.capabilities == CAPABILITIES - {MONTGOMERY_FORM, DEVICES}  # DEVICES: several devices joined
+    # decoding a file's stored words and a setup's small row sums run on the host (a .zkey's witness side, its
+    # stored points, a proof's pairing check and a ptau's point NTT are the device's)
+    assert CudaBackend.capabilities == CAPABILITIES - {MONTGOMERY_FORM, DEVICES, ROW_SUMS}
     assert CudaBackend.priority == 300
 
 

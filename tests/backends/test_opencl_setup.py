@@ -10,7 +10,7 @@ import pytest
 
 from cuzk.backends.opencl import KernelBuildError, OpenCLBackend
 from cuzk.backends.opencl import device as device_module
-from cuzk.backends.protocol import CAPABILITIES, DEVICES, MONTGOMERY_FORM
+from cuzk.backends.protocol import CAPABILITIES, DEVICES, MONTGOMERY_FORM, ROW_SUMS
 from cuzk.reference.curves import BN254
 
 BACKEND = OpenCLBackend()
@@ -33,9 +33,9 @@ def test_unavailable_without_pyopencl(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_declares_every_capability() -> None:
-    # decoding a file's stored words runs on the host (a .zkey's witness side, its stored points, a proof's pairing
-    # check and a ptau's point NTT are the device's)
-    assert OpenCLBackend.capabilities == CAPABILITIES - {MONTGOMERY_FORM, DEVICES}  # DEVICES: several devices joined
+    # decoding a file's stored words and a setup's small row sums run on the host (a .zkey's witness side, its
+    # stored points, a proof's pairing check and a ptau's point NTT are the device's)
+    assert OpenCLBackend.capabilities == CAPABILITIES - {MONTGOMERY_FORM, DEVICES, ROW_SUMS}
     assert (OpenCLBackend.CPU_PRIORITY, OpenCLBackend.GPU_PRIORITY) == (50, 200)
 
 
