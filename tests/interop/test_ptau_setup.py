@@ -3,35 +3,26 @@
 and a proof by cuzk with it passes ``snarkjs groth16 verify``.
 
 (Past 2^12 the ptau is 2^17: a circuit of 2^15 or more that fills its ptau is refused, cuzk.engine.setup_hash.)
-The committed ceremonies of tests/fixtures/ptau are 2^7; larger ones are made here as *development* ptau files: τ, α,
-β drawn from a seed (so known: never for a real key), the sections 2–7 and the Lagrange sections 12–15 computed as
-snarkjs's ``prepare phase2`` lays them out (block of 2^k at point 2^k − 1, [(1/M)·Σ_(j<M) (ω^(−i)·τ)^j]₁ over
-ffjavascript's ω, the last block of section 12 without its top power as snarkjs pads it with zero), the points by
-the cpu backend's fixed-base kernel — seconds, where snarkjs's ``prepare phase2`` takes minutes at 2^12 on a
-2-core machine. A proof verified by snarkjs with a key from one shows the sections are right.
+The committed ceremonies of tests/fixtures/ptau are 2^7; larger ones are made here as *development* ptau files
+(:mod:`cuzk.engine.dev_ptau`: τ, α, β drawn from a seed, the points by the cpu backend's fixed-base kernel). A proof
+verified by snarkjs with a key from one shows the sections are right.
 """
 
 from __future__ import annotations
 
 import hashlib
-import random
-import struct
 import time
 from pathlib import Path
 
 import pytest
 
-from cuzk.backends import limbs
 from cuzk.backends.registry import get_backend
-from cuzk.engine.setup import snarkjs_root_of_unity
+from cuzk.engine.dev_ptau import write_dev_ptau
 from cuzk.engine.small_rows import small_rows_backend
-from cuzk.formats.binfile import write_binfile
-from cuzk.formats.points import PointDecoder, field_bytes
 from cuzk.formats.r1cs import write_constraint_system
 from cuzk.formats.wtns import write_wtns
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
-from cuzk.reference.qap import batch_inverse
 
 from .._shared_build import shared_folder
 from .._suite_backends import usable_or_skip
@@ -40,59 +31,6 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 CURVES = {"bn128": BN254, "bls12381": BLS12_381}
 SIZES = [("bn128", k) for k in (4, 6, 8, 10, 12, 16)] + [("bls12381", k) for k in (4, 8, 12, 16)]
 SLOW_SIZES = [("bn128", k) for k in (13, 14, 15)] + [("bls12381", k) for k in (14,)]
-
-
-def lagrange_scalars(curve: Curve, tau: int, k: int, terms: int) -> list[int]:
-    """(1/M)·Σ_(j<terms) (ω^(−i)·τ)^j for i < M = 2^k: ffjavascript's inverse FFT of τ^0 … τ^(terms−1) (zeros after).
-
-    Each sum is geometric, (x^terms − 1)/(x − 1) at x = ω^(−i)·τ, where x^terms = τ^terms·(ω^(−terms))^i; the M
-    denominators are inverted together (Montgomery's trick: one modular inverse), and x = 1 gives the sum terms."""
-    r, m = curve.r, 1 << k
-    omega_inv = pow((snarkjs_root_of_unity(curve.Fr) ** (1 << (curve.Fr.TWO_ADICITY - k))).value, -1, r)
-    tau_terms, step = pow(tau, terms, r), pow(omega_inv, terms, r)
-    xs, numerators, x, w = [], [], tau, 1
-    for _ in range(m):
-        xs.append(x)
-        numerators.append((tau_terms * w - 1) % r)
-        x, w = x * omega_inv % r, w * step % r
-    inverses = batch_inverse([(v - 1) % r or 1 for v in xs], r)
-    inv_m = pow(m, -1, r)
-    return [(terms if v == 1 else n * d) * inv_m % r for v, n, d in zip(xs, numerators, inverses, strict=True)]
-
-
-def write_dev_ptau(path: Path, curve: Curve, power: int, seed: int = 1) -> None:
-    """A prepared ptau of 2^power from secrets drawn from ``seed``: for tests and benchmarks only."""
-    r, rng = curve.r, random.Random(seed)
-    tau, alpha, beta = (rng.randrange(2, r) for _ in range(3))
-    n = 1 << power
-    powers = [1]
-    for _ in range(2 * n - 2):
-        powers.append(powers[-1] * tau % r)
-    blocks = [lagrange_scalars(curve, tau, k, 1 << k) for k in range(power + 1)]
-    top = lagrange_scalars(curve, tau, power + 1, (2 << power) - 1)
-    lagrange = [v for block in blocks for v in block]
-    backend = get_backend("cpu")
-
-    def points(group: str, scalars: list[int], factor: int = 1) -> bytes:
-        values = limbs.ints_to_limbs([v * factor % r for v in scalars], limbs.FR_LIMBS)
-        return PointDecoder(curve, group).encode(backend.generator_multiples(curve, group, values)).tobytes()
-
-    n8 = field_bytes(curve.q)
-    header = struct.pack("<I", n8) + curve.q.to_bytes(n8, "little") + struct.pack("<II", power, power)
-    sections = [
-        (1, header),
-        (2, points("g1", powers)),
-        (3, points("g2", powers[:n])),
-        (4, points("g1", powers[:n], alpha)),
-        (5, points("g1", powers[:n], beta)),
-        (6, points("g2", [beta])),
-        (7, struct.pack("<I", 0)),
-        (12, points("g1", lagrange + top)),
-        (13, points("g2", lagrange)),
-        (14, points("g1", lagrange, alpha)),
-        (15, points("g1", lagrange, beta)),
-    ]
-    write_binfile(path, b"ptau", 1, sections)
 
 
 def circuit_of_domain(curve: Curve, k: int, folder: Path) -> tuple[Path, Path]:
