@@ -19,6 +19,7 @@ import numpy as np
 
 from cuzk.backends import limbs
 from cuzk.backends.protocol import MSM_BATCH, ROW_SUMS, Backend, has_capability
+from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.small_rows import backend_batch, backend_row_sums, small_rows_backend
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import point_bytes
@@ -78,7 +79,8 @@ def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
     oracle, a chord per point, the slopes inverted together)."""
     count = hashed_count(n)
     check_hashable(ptau, n)
-    low, high = ptau.points(2, 0, count).limbs, ptau.points(2, n, count).limbs
+    host = stored_form_host(backend, count) if backend is not None else None  # section 2 decoded as 12's are
+    low, high = ptau.points(2, 0, count, host=host).limbs, ptau.points(2, n, count, host=host).limbs
     summer = small_rows_backend(backend) if backend is not None else None
     if summer is not None and (has_capability(summer, ROW_SUMS) or has_capability(summer, MSM_BATCH)):
         return uncompressed(point_differences(summer, ptau.curve, high, low))
