@@ -39,7 +39,7 @@ from cuzk.reference.curves import Curve
 
 BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (a launch for a few dozen rows)
 HOST_BATCH_ROWS = 1 << 14  # sums handed to one msm_batch call of a host backend
-ROW_SUMS_ROWS = 1 << 17  # sums handed to one row_sums call (a G2 term takes 256 to 384 bytes there)
+ROW_SUMS_TERMS = 1 << 21  # terms handed to one row_sums call (the cpu backend holds 128 to 384 bytes a term)
 FEW_TERMS = 64  # rows of at most this many terms go to msm_batch; longer ones are MSMs of their own
 HOST_ROWS = 1024  # sums per task of the host threads
 
@@ -106,14 +106,19 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
 def sum_small_rows(
     summer: Backend, curve: Curve, table: PointTable, sums: Sums, rows: np.ndarray, out: np.ndarray
 ) -> None:
-    """out[r] ← row r's sum for each of ``rows``, on ``summer``: by its ``row_sums`` when it offers ROW_SUMS
-    (ROW_SUMS_ROWS rows a call, in CSR form over the table: no array per row), else by its ``msm_batch`` (an array
-    per row: HOST_BATCH_ROWS rows a call on the host, whose batch of small rows is one pass over their terms,
-    BATCH_ROWS on a device). One call at a time: a device's stream, the host's pool."""
+    """out[r] ← row r's sum for each of ``rows``, on ``summer``: by its ``row_sums`` when it offers ROW_SUMS (rows of
+    ROW_SUMS_TERMS terms in all a call, in CSR form over the table: no array per row; each call checks the whole
+    table, so the calls are few), else by its ``msm_batch`` (an array per row: HOST_BATCH_ROWS rows a call on the
+    host, whose batch of small rows is one pass over their terms, BATCH_ROWS on a device). One call at a time: a
+    device's stream, the host's pool."""
     group, points = table.group, table.limbs
     if has_capability(summer, ROW_SUMS):
-        for lo in range(0, len(rows), ROW_SUMS_ROWS):
-            chunk = rows[lo : lo + ROW_SUMS_ROWS]
+        ends = np.cumsum(np.diff(sums.indptr)[rows])  # terms up to each row's end
+        lo = 0
+        while lo < len(rows):
+            before = int(ends[lo - 1]) if lo else 0
+            hi = max(lo + 1, int(np.searchsorted(ends, before + ROW_SUMS_TERMS, side="right")))
+            chunk, lo = rows[lo:hi], hi
             indptr, at = sums.rows_of(chunk)
             out[chunk] = backend_row_sums(summer).row_sums(
                 curve, group, points, indptr, sums.bases[at], sums.scalars[at]
