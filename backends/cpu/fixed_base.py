@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from cuzk.backends.cpu.curve import add_affine, add_xyzz, from_affine, identity, to_affine
+from cuzk.backends.cpu.curve import add_affine, add_xyzz, from_affine, identity
 from cuzk.backends.cpu.digits import window_bits
 from cuzk.backends.cpu.field import from_mont, inv, is_zero, load, mul, one, store, to_mont
 from cuzk.backends.cpu.jit import JIT
@@ -30,16 +30,29 @@ CHUNK = 1024  # points brought to affine form by one inversion
 @njit(**JIT)
 def build_table(generator: np.ndarray, window: int, windows: int, table: np.ndarray, like: Any, F: Any) -> None:
     """table element pairs 2k, 2k + 1 (k = t·2^w + d, 1 ≤ d < 2^w) ← [d·2^(w·t)]G in affine Montgomery form;
-    ``generator`` holds G's affine coordinates (Montgomery form) as elements 0 and 1."""
-    size = 1 << window
+    ``generator`` holds G's affine coordinates (Montgomery form) as elements 0 and 1. A window's 2^w − 1 points
+    leave XYZZ form through one inversion (none of them is the identity: d·2^(w·t) < r is not a multiple of r)."""
+    size, degree = 1 << window, generator.shape[0] // 2
+    xyzz = np.empty((4 * size * degree, table.shape[1]), np.uint64)
+    prefix = np.empty((size * degree, table.shape[1]), np.uint64)
+    unit = one(like, F)
     S = from_affine(load(generator, 0, like), load(generator, 1, like), F)  # [2^(w·t)]G
     for t in range(windows):
-        acc = S
+        acc, running = S, unit
         for d in range(1, size):
-            x, y = to_affine(acc, F)
-            store(table, 2 * (t * size + d), x)
-            store(table, 2 * (t * size + d) + 1, y)
+            for c in range(4):
+                store(xyzz, 4 * d + c, acc[c])
+            store(prefix, d - 1, running)  # Π over the points before d of ZZ·ZZZ
+            running = mul(running, mul(acc[2], acc[3], F), F)
             acc = add_xyzz(acc, S, F)
+        inverse = inv(running, F)  # 1/Π(ZZ·ZZZ) over the window
+        for d in range(size - 1, 0, -1):
+            X, Y = load(xyzz, 4 * d, like), load(xyzz, 4 * d + 1, like)
+            ZZ, ZZZ = load(xyzz, 4 * d + 2, like), load(xyzz, 4 * d + 3, like)
+            own = mul(inverse, load(prefix, d - 1, like), F)  # 1/(ZZ·ZZZ) of point d
+            inverse = mul(inverse, mul(ZZ, ZZZ, F), F)
+            store(table, 2 * (t * size + d), mul(X, mul(own, ZZZ, F), F))
+            store(table, 2 * (t * size + d) + 1, mul(Y, mul(own, ZZ, F), F))
         S = acc  # [2^w]·S
 
 
