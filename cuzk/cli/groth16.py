@@ -163,6 +163,8 @@ def run_verify(args: argparse.Namespace) -> int:
 def run_setup(args: argparse.Namespace) -> int:
     """Two files: a one-party setup (development only); three: the key snarkjs's ``groth16 setup`` writes from a
     prepared ptau, byte for byte."""
+    from cuzk.backends.registry import resolve_backend
+    from cuzk.engine.decoding import stored_form_host
     from cuzk.formats.outputs import atomic_outputs, check_outputs
     from cuzk.formats.r1cs import read_r1cs
     from cuzk.formats.zkey_write import SNARKJS_SETUP_ORDER, write_zkey
@@ -174,12 +176,11 @@ def run_setup(args: argparse.Namespace) -> int:
         from cuzk.engine.setup import setup_zkey
 
         key = setup_zkey(read_r1cs(args.r1cs), backend=args.backend, path=zkey_path)
+        host = stored_form_host(resolve_backend(args.backend), key.domain_size)  # the points' Montgomery form
         with atomic_outputs([zkey_path]) as (temporary,):  # a failed write leaves an existing .zkey whole
-            write_zkey(temporary, key)
+            write_zkey(temporary, key, host=host)
         made = "A one-party setup: for development and tests only."
     else:
-        from cuzk.backends.registry import resolve_backend
-        from cuzk.engine.decoding import stored_form_host
         from cuzk.engine.setup_ptau import setup_from_ptau
         from cuzk.formats.ptau import read_ptau
 

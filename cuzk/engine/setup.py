@@ -21,6 +21,7 @@ from typing import Any, cast
 from cuzk.backends import limbs
 from cuzk.backends.protocol import FIXED_BASE, Backend, SupportsFixedBase, has_capability
 from cuzk.backends.registry import get_backend, resolve_backend
+from cuzk.engine.decoding import stored_form_host
 from cuzk.formats.domain import snarkjs_root_exponent
 from cuzk.formats.points import PointTable
 from cuzk.formats.r1cs import R1cs
@@ -95,6 +96,8 @@ def setup_zkey(
     fr, m, num_inputs = curve.Fr, r1cs.num_constraints, r1cs.num_public + 1
     n = domain_size(m, num_inputs)
     check_domain(fr, n, Reduction.CIRCOM)
+    chosen = resolve_backend(backend)
+    host = stored_form_host(chosen, n)  # the coefficients' stored form
     matrices = (r1cs.a.matrix(int, m), r1cs.b.matrix(int, m), r1cs.c.matrix(int, m))  # coefficients as ints
     pk = generate_parameters_from_matrices(
         curve,
@@ -102,7 +105,7 @@ def setup_zkey(
         num_inputs,
         r1cs.num_wires,
         toxic if toxic is not None else random_toxic_waste(fr, n),
-        multiples=backend_multiples(curve, fixed_base_backend(resolve_backend(backend))),
+        multiples=backend_multiples(curve, fixed_base_backend(chosen)),
         reduction=Reduction.CIRCOM,
         root_of_unity=snarkjs_root_of_unity(fr),
     )
@@ -120,7 +123,7 @@ def setup_zkey(
         delta_g1=pk.delta_g1,
         delta_g2=vk.delta_g2,
         ic=list(vk.gamma_abc_g1),
-        coefficients=coefficients_of(r1cs),
+        coefficients=coefficients_of(r1cs, None if host is None else (host, curve)),
         a_query=pk.a_query,  # type: ignore[arg-type]
         b_g1_query=pk.b_g1_query,  # type: ignore[arg-type]
         b_g2_query=pk.b_g2_query,  # type: ignore[arg-type]
