@@ -153,7 +153,7 @@ def test_setup_replaces_a_key_atomically(bn: Path, capsys, monkeypatch) -> None:
     key = bn / "new.zkey"
     key.write_bytes(b"an earlier key")
 
-    def failing_write(path: str, key: object) -> None:
+    def failing_write(path: str, key: object, **options: object) -> None:
         Path(path).write_bytes(b"zkey half")
         raise OSError(5, "Input/output error")
 
