@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cuzk.cli.options import Subparsers, add_backend_option, add_device_option, apply_device_option
 
@@ -176,19 +176,18 @@ def run_setup(args: argparse.Namespace) -> int:
         from cuzk.engine.setup import setup_zkey
 
         key = setup_zkey(read_r1cs(args.r1cs), backend=args.backend, path=zkey_path)
-        host = stored_form_host(resolve_backend(args.backend), key.domain_size)  # the points' Montgomery form
-        with atomic_outputs([zkey_path]) as (temporary,):  # a failed write leaves an existing .zkey whole
-            write_zkey(temporary, key, host=host)
+        layout: dict[str, Any] = {}
         made = "A one-party setup: for development and tests only."
     else:
         from cuzk.engine.setup_ptau import setup_from_ptau
         from cuzk.formats.ptau import read_ptau
 
         key, circuit_hash = setup_from_ptau(read_r1cs(args.r1cs), read_ptau(ptau_path), backend=args.backend)
-        host = stored_form_host(resolve_backend(args.backend), key.domain_size)  # the points' Montgomery form
-        with atomic_outputs([zkey_path]) as (temporary,):
-            write_zkey(temporary, key, order=SNARKJS_SETUP_ORDER, circuit_hash=circuit_hash, host=host)
+        layout = {"order": SNARKJS_SETUP_ORDER, "circuit_hash": circuit_hash}
         made = f"From {ptau_path}; phase 2 next: snarkjs zkey contribute. Circuit hash {circuit_hash.hex()[:16]}…"
+    host = stored_form_host(resolve_backend(args.backend), key.domain_size)  # the points' Montgomery form
+    with atomic_outputs([zkey_path]) as (temporary,):  # a failed write leaves an existing .zkey whole
+        write_zkey(temporary, key, host=host, **layout)
     print(
         f"{zkey_path}: {key.curve.name}, {key.num_constraints} constraints, domain {key.domain_size}, "
         f"{time.perf_counter() - started:.1f} s. {made}"

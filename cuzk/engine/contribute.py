@@ -28,7 +28,8 @@ from cuzk.backends.registry import resolve_backend
 from cuzk.engine.decoding import montgomery_host
 from cuzk.engine.mpc import contribution_hash, new_delta_key
 from cuzk.engine.mpc_rng import ChaCha, rng_from_beacon, rng_from_entropy
-from cuzk.engine.setup_ptau import Sums, combine
+from cuzk.engine.setup_ptau import combine
+from cuzk.engine.small_rows import Sums
 from cuzk.formats.binfile import BinFile, write_binfile
 from cuzk.formats.outputs import check_outputs
 from cuzk.formats.points import PointDecoder, PointTable, point_bytes

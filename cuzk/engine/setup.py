@@ -123,7 +123,7 @@ def setup_zkey(
         delta_g1=pk.delta_g1,
         delta_g2=vk.delta_g2,
         ic=list(vk.gamma_abc_g1),
-        coefficients=coefficients_of(r1cs, None if host is None else (host, curve)),
+        coefficients=coefficients_of(r1cs, host),
         a_query=pk.a_query,  # type: ignore[arg-type]
         b_g1_query=pk.b_g1_query,  # type: ignore[arg-type]
         b_g2_query=pk.b_g2_query,  # type: ignore[arg-type]

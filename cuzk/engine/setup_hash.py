@@ -20,17 +20,15 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.protocol import MSM_BATCH, ROW_SUMS, Backend, has_capability
 from cuzk.engine.decoding import stored_form_host
-from cuzk.engine.small_rows import backend_batch, backend_row_sums, small_rows_backend
+from cuzk.engine.small_rows import Sums, small_rows_backend, sum_small_rows
 from cuzk.formats.errors import FormatError
-from cuzk.formats.points import point_bytes
+from cuzk.formats.points import PointTable, point_bytes
 from cuzk.formats.ptau import Ptau
 from cuzk.formats.zkey import ZKey
 from cuzk.formats.zkey_write import uncompressed
 from cuzk.reference.curves import Curve, Point
 
 HASH_CHUNK = 1 << 14
-DIFFERENCE_ROWS = 1 << 14  # H's differences handed to one msm_batch call
-DIFFERENCE_SUMS = 1 << 17  # H's differences handed to one row_sums call
 
 
 def circuit_hash(key: ZKey, ptau: Ptau, ic: np.ndarray, backend: Backend | None = None) -> bytes:
@@ -90,25 +88,15 @@ def h_hash_points(ptau: Ptau, n: int, backend: Backend | None = None) -> bytes:
 
 
 def point_differences(backend: Backend, curve: Curve, high: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """high[i] − low[i] for G1 canonical affine limbs (n, 2, L), as the same: rows [high[i], low[i]] by (1, −1) of
-    ``backend`` (:func:`~cuzk.engine.small_rows.small_rows_backend`'s choice): by its ``row_sums`` over the table
-    [high, low] (ROW_SUMS), else its ``msm_batch`` (MSM_BATCH), an array per row."""
-    signs = limbs.ints_to_limbs([1, curve.r - 1], limbs.FR_LIMBS)
+    """high[i] − low[i] for G1 canonical affine limbs (n, 2, L), as the same: rows [high[i], low[i]] by (1, −1) over
+    the table [high, low], summed by :func:`~cuzk.engine.small_rows.sum_small_rows` on ``backend`` (one with ROW_SUMS
+    or MSM_BATCH: :func:`~cuzk.engine.small_rows.small_rows_backend`'s choice)."""
+    n = len(high)
+    index = np.stack([np.arange(n), n + np.arange(n)], axis=1).reshape(-1)
+    signs = np.tile(limbs.ints_to_limbs([1, curve.r - 1], limbs.FR_LIMBS), (n, 1))
+    pairs = Sums(np.arange(0, 2 * n + 1, 2, dtype=np.int64), index, signs)
     out = np.empty_like(high)
-    if has_capability(backend, ROW_SUMS):
-        table = np.concatenate([high, low])
-        for lo in range(0, len(high), DIFFERENCE_SUMS):
-            count = min(DIFFERENCE_SUMS, len(high) - lo)
-            index = np.stack([np.arange(lo, lo + count), len(high) + np.arange(lo, lo + count)], axis=1).reshape(-1)
-            indptr = np.arange(0, 2 * count + 1, 2, dtype=np.int64)
-            scalars = np.tile(signs, (count, 1))
-            out[lo : lo + count] = backend_row_sums(backend).row_sums(curve, "g1", table, indptr, index, scalars)
-        return out
-    summer = backend_batch(backend)
-    rows = np.stack([high, low], axis=1)  # (n, 2 points, 2, L)
-    for lo in range(0, len(rows), DIFFERENCE_ROWS):
-        chunk = list(rows[lo : lo + DIFFERENCE_ROWS])
-        out[lo : lo + len(chunk)] = summer.msm_batch(curve, "g1", chunk, [signs] * len(chunk))
+    sum_small_rows(backend, curve, PointTable(curve, "g1", np.concatenate([high, low])), pairs, np.arange(n), out)
     return out
 
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,7 +27,7 @@ from cuzk.backends.protocol import DEVICE, MSM_BATCH, ROW_SUMS, Backend, has_cap
 from cuzk.backends.registry import resolve_backend
 from cuzk.engine.decoding import stored_form_host
 from cuzk.engine.setup_hash import check_hashable, circuit_hash
-from cuzk.engine.small_rows import backend_batch, backend_row_sums, small_rows_backend
+from cuzk.engine.small_rows import Sums, row_terms, small_rows_backend, sum_small_rows
 from cuzk.formats.errors import FormatError
 from cuzk.formats.points import PointTable
 from cuzk.formats.ptau import Ptau
@@ -37,36 +36,8 @@ from cuzk.formats.zkey import ZKey, curve_of_scalar_prime
 from cuzk.formats.zkey_write import coefficients_of
 from cuzk.reference.curves import Curve
 
-BATCH_ROWS = 64  # sums handed to one msm_batch call of a device backend (a launch for a few dozen rows)
-HOST_BATCH_ROWS = 1 << 14  # sums handed to one msm_batch call of a host backend
-ROW_SUMS_TERMS = 1 << 21  # terms handed to one row_sums call (the cpu backend holds 128 to 384 bytes a term)
 FEW_TERMS = 64  # rows of at most this many terms go to msm_batch; longer ones are MSMs of their own
 HOST_ROWS = 1024  # sums per task of the host threads
-
-
-@dataclass(frozen=True)
-class Sums:
-    """Rows as sums Σ scalar·base, in CSR form: row r's terms are ``bases[indptr[r]:indptr[r + 1]]`` (indices into a
-    point table) with ``scalars`` (canonical Fr limbs)."""
-
-    indptr: np.ndarray
-    bases: np.ndarray
-    scalars: np.ndarray
-
-    @classmethod
-    def of_terms(cls, rows: np.ndarray, bases: np.ndarray, scalars: np.ndarray, num_rows: int) -> Sums:
-        order = np.argsort(rows, kind="stable")
-        indptr = np.zeros(num_rows + 1, np.int64)
-        np.cumsum(np.bincount(rows, minlength=num_rows), out=indptr[1:])
-        return cls(indptr, limbs.take_rows(bases, order), limbs.take_rows(scalars, order))
-
-    def rows_of(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The CSR form of ``rows`` alone: their indptr, and the positions of their terms in this one's."""
-        counts = self.indptr[rows + 1] - self.indptr[rows]
-        indptr = np.zeros(len(rows) + 1, np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        shift = np.repeat(self.indptr[rows] - indptr[:-1], counts)
-        return indptr, np.arange(indptr[-1], dtype=np.int64) + shift
 
 
 def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np.ndarray:
@@ -92,7 +63,7 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
     each = np.setdiff1d(rows, batched, assume_unique=True)
 
     def run_each(chunk: np.ndarray) -> None:
-        for r, b, s in zip(chunk, *_terms(points, sums, chunk), strict=True):
+        for r, b, s in zip(chunk, *row_terms(points, sums, chunk), strict=True):
             out[r] = backend.msm(curve, group, b, s)
 
     workers = 1 if has_capability(backend, DEVICE) else os.cpu_count() or 1
@@ -101,39 +72,6 @@ def combine(backend: Backend, curve: Curve, table: PointTable, sums: Sums) -> np
         for future in [pool.submit(run_each, each[lo : lo + step]) for lo in range(0, len(each), step)]:
             future.result()
     return out
-
-
-def sum_small_rows(
-    summer: Backend, curve: Curve, table: PointTable, sums: Sums, rows: np.ndarray, out: np.ndarray
-) -> None:
-    """out[r] ← row r's sum for each of ``rows``, on ``summer``: by its ``row_sums`` when it offers ROW_SUMS (rows of
-    ROW_SUMS_TERMS terms in all a call, in CSR form over the table: no array per row; each call checks the whole
-    table, so the calls are few), else by its ``msm_batch`` (an array per row: HOST_BATCH_ROWS rows a call on the
-    host, whose batch of small rows is one pass over their terms, BATCH_ROWS on a device). One call at a time: a
-    device's stream, the host's pool."""
-    group, points = table.group, table.limbs
-    if has_capability(summer, ROW_SUMS):
-        ends = np.cumsum(np.diff(sums.indptr)[rows])  # terms up to each row's end
-        lo = 0
-        while lo < len(rows):
-            before = int(ends[lo - 1]) if lo else 0
-            hi = max(lo + 1, int(np.searchsorted(ends, before + ROW_SUMS_TERMS, side="right")))
-            chunk, lo = rows[lo:hi], hi
-            indptr, at = sums.rows_of(chunk)
-            out[chunk] = backend_row_sums(summer).row_sums(
-                curve, group, points, indptr, sums.bases[at], sums.scalars[at]
-            )
-        return
-    size = BATCH_ROWS if has_capability(summer, DEVICE) else HOST_BATCH_ROWS
-    for lo in range(0, len(rows), size):
-        chunk = rows[lo : lo + size]
-        out[chunk] = backend_batch(summer).msm_batch(curve, group, *_terms(points, sums, chunk))
-
-
-def _terms(points: np.ndarray, sums: Sums, rows: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """Each of ``rows``' bases and scalars, an array each."""
-    spans = [(int(sums.indptr[r]), int(sums.indptr[r + 1])) for r in rows]
-    return [points[sums.bases[lo:hi]] for lo, hi in spans], [sums.scalars[lo:hi] for lo, hi in spans]
 
 
 def setup_from_ptau(
@@ -179,7 +117,7 @@ def setup_from_ptau(
         delta_g1=curve.g1.generator,
         delta_g2=curve.g2.generator,
         ic=limbs.limbs_to_points(curve, "g1", ic_c[: num_public + 1]),
-        coefficients=coefficients_of(r1cs, None if host is None else (host, curve)),
+        coefficients=coefficients_of(r1cs, host),
         a_query=PointTable(curve, "g1", a_query),
         b_g1_query=PointTable(curve, "g1", b_g1_query),
         b_g2_query=PointTable(curve, "g2", b_g2_query),

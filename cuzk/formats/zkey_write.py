@@ -19,8 +19,8 @@ from cuzk.backends.protocol import Backend
 from cuzk.formats.binfile import write_binfile
 from cuzk.formats.points import PointDecoder, PointTable, field_bytes
 from cuzk.formats.r1cs import R1cs
-from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, Coefficients, ZKey
-from cuzk.reference.curves import Curve, Point
+from cuzk.formats.zkey import GROTH16, MAGIC, VERSION, Coefficients, ZKey, curve_of_scalar_prime
+from cuzk.reference.curves import Point
 
 SECTION_ORDER = tuple(range(1, 11))
 SNARKJS_SETUP_ORDER = (1, 2, 4, 3, 9, 8, 5, 6, 7, 10)  # the order zkey_new.js writes them in
@@ -95,7 +95,7 @@ def write_zkey(
     write_binfile(path, MAGIC, VERSION, [(i, sections[i]) for i in order])
 
 
-def coefficients_of(r1cs: R1cs, host: tuple[Backend, Curve] | None = None) -> Coefficients:
+def coefficients_of(r1cs: R1cs, host: Backend | None = None) -> Coefficients:
     """Section 4 of the key of ``r1cs``: A's and B's terms, then A = 1 on the row of each public signal (and the
     constant), ordered by row as snarkjs's zkey_new.js writes them; stored by ``host`` (see
     :meth:`Coefficients.from_values`)."""
@@ -107,7 +107,8 @@ def coefficients_of(r1cs: R1cs, host: tuple[Backend, Curve] | None = None) -> Co
     values = np.concatenate([r1cs.a.coefficients, r1cs.b.coefficients, one])
     order = np.argsort(constraint, kind="stable")
     values = limbs.take_rows(values, order)
-    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values, r1cs.prime, host=host)
+    on = None if host is None else (host, curve_of_scalar_prime(r1cs.prime, r1cs.path))
+    return Coefficients.from_values(matrix[order], constraint[order], signal[order], values, r1cs.prime, host=on)
 
 
 __all__ = ["SECTION_ORDER", "SNARKJS_SETUP_ORDER", "coefficients_of", "uncompressed", "write_zkey"]
