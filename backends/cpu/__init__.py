@@ -11,8 +11,8 @@ which the engine runs here beside a device backend too), :mod:`.clock` (TIMINGS:
 check, for verifying a proof in milliseconds), :mod:`.warm` (WARM_UP: compiling ahead in other processes),
 :mod:`.point_ntt` (POINT_NTT: a ptau's Lagrange bases, ``prepare phase2``), :mod:`.row_sums` (ROW_SUMS, and an
 ``msm_batch`` of many rows of a few terms: a setup's sums), :mod:`.runtime` (the process's pool and tables). Kept
-scalars (KEPT_SCALARS) are a private copy of the
-checked array: the MSMs and sparse products that take them check nothing again.
+scalars (KEPT_SCALARS) are a private copy of the checked array: the MSMs and sparse products that take them check
+nothing again.
 
 Importing this package imports neither numba nor the kernels: they load, and compile on first use (cached on
 disk once per machine, then loaded), when a backend method first needs them.

@@ -18,7 +18,7 @@ shipped with the package (:mod:`.prebuilt`, for these very sources and numba, ll
 run on a machine then loads its kernels instead of compiling them; what neither holds is compiled as before.
 
 A lookup of this package's kernels loads none of numba's typing and lowering registries (:func:`_light_load`):
-machine code from the cache needs only the NRT, and the registries (a fifth of a second) load before a compile.
+machine code from the cache needs only the NRT, and the registries load before a compile.
 """
 
 from __future__ import annotations

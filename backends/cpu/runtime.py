@@ -50,7 +50,7 @@ class Runtime:
             return self.ntts[curve.name]
 
     def generator_table(self, curve: Curve, group: str) -> Any:
-        """The fixed-base table of ``group``'s generator (built on first use, ~0.1 s)."""
+        """The fixed-base table of ``group``'s generator (built on first use, once per process)."""
         with self.lock:
             if (curve.name, group) not in self.tables:
                 F, degree = self.curve(curve).fq.consts, 1 if group == "g1" else 2
