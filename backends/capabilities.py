@@ -230,6 +230,11 @@ class SupportsKeptScalars(Protocol):
         """``scalars`` (n, 4), checked once and kept (uploaded) for any number of MSMs of this backend."""
         ...
 
+    def host_array(self, shape: tuple[int, ...], dtype: Any = np.uint64) -> np.ndarray:
+        """An empty host array that ``keep_scalars`` reads fastest (a device's pinned memory, reused; else a plain
+        array): for a caller that makes its scalars where the backend will read them."""
+        ...
+
     def compute_h_kept(
         self,
         curve: CurveLike,

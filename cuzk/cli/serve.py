@@ -164,10 +164,12 @@ def build_process_service(args: argparse.Namespace, devices: list[int | None]) -
     keys read here only as far as the witnesses' checks need (no backend, no device touched in this process)."""
     from cuzk.serve import process_pool
     from cuzk.serve.keys import KeyRegistry
+    from cuzk.serve.witness import wtns_size
 
     registry = KeyRegistry(args.keys, stored=True)
     hung_after = process_pool.STALL_S if args.hung_after is None else args.hung_after
-    slots = process_pool.start_provers(args.keys, args.backend, devices, hung_after)
+    largest = max(wtns_size(entry.prime, entry.count) for entry in registry.entries.values())
+    slots = process_pool.start_provers(args.keys, args.backend, devices, hung_after, witness_size=largest)
     return make_service(args, registry, slots, process_pool.ProcessWorker)
 
 

@@ -30,6 +30,7 @@ JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")  # a client's id (Idem
 TICK = 0.5  # seconds between looks for jobs past their timeout
 PURGE_TICKS = 120  # ticks between removals of expired results
 SERVICE = web.AppKey("service", Service)
+MAX_BODY = web.AppKey("max_body", int)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
@@ -89,7 +90,7 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
         job_id = job_id if job_id is not None else body.get("id")
     else:
         entry = service.registry.get(request.query.get("key"))  # before the body is read
-        wtns = await request.read()
+        wtns = await read_body(request)
         witness = await asyncio.to_thread(read_wtns_bytes, wtns, entry.prime, entry.count, entry.name)
     if job_id is not None and (not isinstance(job_id, str) or not JOB_ID.fullmatch(job_id)):
         raise BadRequestError(
@@ -98,8 +99,28 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
     return Job(job_id or uuid.uuid4().hex, entry.name, wtns, durable, witness)
 
 
+async def read_body(request: web.Request) -> bytes | bytearray:
+    """The request's body. With a Content-Length it is read into one buffer of that size, and refused (413) before
+    any of it is read when that is over the server's limit: aiohttp's own ``read`` grows a buffer chunk by chunk
+    and copies it once more, three times the cost of the socket's reads for a 2^20 witness's 32 MiB
+    (benchmarks/serve/body_read.py). A chunked body (no length) is aiohttp's to read, within the same limit."""
+    size, limit = request.content_length, request.app[MAX_BODY]
+    if size is None:
+        return await request.read()
+    if size > limit:
+        raise web.HTTPRequestEntityTooLarge(max_size=limit, actual_size=size)
+    body = bytearray(size)
+    view, filled = memoryview(body), 0
+    while chunk := await request.content.readany():  # the parser stops at Content-Length
+        view[filled : filled + len(chunk)] = chunk
+        filled += len(chunk)
+    if filled != size:
+        raise BadRequestError(f"the body ended after {filled} of its {size} bytes")
+    return body
+
+
 async def request_json(request: web.Request) -> dict[str, Any]:
-    data = await request.read()
+    data = await read_body(request)
     try:
         body = json.loads(data)
     except (ValueError, RecursionError):
@@ -177,7 +198,7 @@ async def metrics(request: web.Request) -> web.Response:
 
 def make_app(service: Service, *, token: str | None, max_body: int) -> web.Application:
     app = web.Application(client_max_size=max_body, middlewares=[error_middleware(service), auth_middleware(token)])
-    app[SERVICE] = service
+    app[SERVICE], app[MAX_BODY] = service, max_body
     app.add_routes(
         [
             web.post("/prove", prove),

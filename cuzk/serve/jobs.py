@@ -18,6 +18,7 @@ from typing import Any
 from cuzk.formats.wtns import Witness
 
 QUEUED, RUNNING, DONE, FAILED, CANCELLED = "queued", "running", "done", "failed", "cancelled"
+WtnsBytes = bytes | bytearray | memoryview  # a witness's .wtns bytes: a body, a journal's row, a shared slot
 FINISHED = (DONE, FAILED, CANCELLED)
 
 
@@ -40,7 +41,7 @@ class Job:
 
     id: str
     key: str
-    wtns: bytes
+    wtns: WtnsBytes
     durable: bool
     witness: Witness | None = None
     notify: Callable[[Outcome], None] | None = None
@@ -115,4 +116,4 @@ class JobQueue:
             return left
 
 
-__all__ = ["CANCELLED", "DONE", "FAILED", "FINISHED", "QUEUED", "RUNNING", "Job", "JobQueue", "Outcome"]
+__all__ = ["CANCELLED", "DONE", "FAILED", "FINISHED", "QUEUED", "RUNNING", "Job", "JobQueue", "Outcome", "WtnsBytes"]

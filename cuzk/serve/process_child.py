@@ -10,8 +10,10 @@ before sending it, so the child's claim always accepts; its finish and observe s
 The messages, each a tuple sent with ``Connection.send`` (small) unless said otherwise:
 
     child → head   (READY, {"backend", "pid", "load_s"}) once started, or (START_FAILED, "why") and the end
-    head → child   (JOB, tag, key) then the witness's .wtns bytes with ``send_bytes`` (no pickled copy of a
-                   32 MiB body); (STOP,) once the head has the outcome of every job it sent
+    head → child   (JOB, tag, key, slot, length): the witness's .wtns bytes are in that slot of the shared
+                   witness slots (:mod:`cuzk.serve.witness_slots`); with slot None they follow with
+                   ``send_bytes`` (no pickled copy of a 32 MiB body); (STOP,) once the head has the outcome of
+                   every job it sent
     child → head   (OUTCOME, tag, Outcome) for each job; (SPANS, key, [(phase, seconds)]) after each proof
 
 The child ignores SIGINT and SIGTERM (a Ctrl-C or a service manager signals the whole process group): the head
@@ -31,6 +33,7 @@ from multiprocessing.connection import Connection
 
 from cuzk.serve.jobs import Job, JobQueue, Outcome
 from cuzk.serve.keys import KeyRegistry
+from cuzk.serve.witness_slots import WitnessSlots
 from cuzk.serve.worker import DeviceProver, Hooks, Worker
 
 READY, START_FAILED, JOB, STOP, OUTCOME, SPANS = "ready", "start-failed", "job", "stop", "outcome", "spans"
@@ -38,12 +41,14 @@ READY, START_FAILED, JOB, STOP, OUTCOME, SPANS = "ready", "start-failed", "job",
 
 @dataclass(frozen=True)
 class ChildSpec:
-    """What a child needs to start: the key folder, the backend's name (None: CUZK_BACKEND or auto) and the
-    device index (None: the backend's default device)."""
+    """What a child needs to start: the key folder, the backend's name (None: CUZK_BACKEND or auto), the device
+    index (None: the backend's default device) and the witness slots it shares with the head (None: every witness
+    comes down the pipe)."""
 
     keys: str
     backend: str | None
     device: int | None
+    witnesses: WitnessSlots | None = None
 
 
 def load(spec: ChildSpec) -> DeviceProver:
@@ -88,15 +93,16 @@ def tell(conn: Connection, message: tuple[object, ...]) -> None:
         conn.send(message)
 
 
-def receive(conn: Connection, jobs: JobQueue) -> None:
-    """Queue the jobs the head sends until it says STOP or goes away (the end of the pipe)."""
+def receive(conn: Connection, jobs: JobQueue, witnesses: WitnessSlots | None) -> None:
+    """Queue the jobs the head sends until it says STOP or goes away (the end of the pipe): each witness read in
+    place from its slot (the head reuses the slot once this job's outcome reached it), or from the pipe."""
     while True:
         try:
             message = conn.recv()
             if message[0] == STOP:
                 return
-            _, tag, key = message
-            wtns = conn.recv_bytes()
+            _, tag, key, slot, length = message
+            wtns = conn.recv_bytes() if slot is None or witnesses is None else witnesses.view(slot, length)
         except (EOFError, OSError):
             return
         jobs.put(Job(str(tag), key, wtns, durable=False), force=True)
@@ -118,7 +124,7 @@ def main(conn: Connection, spec: ChildSpec) -> None:
     jobs = JobQueue(capacity=1)  # filled with force: the head bounds what it sends
     worker = Worker(f"prover-{os.getpid()}", device, jobs, Reporter(conn).hooks())
     worker.start()
-    receive(conn, jobs)
+    receive(conn, jobs, spec.witnesses)
     jobs.close()
     worker.join()
     conn.close()

@@ -26,11 +26,12 @@ import threading
 import time
 from typing import Any
 
-from cuzk.serve import process_child
+from cuzk.serve import process_child, witness_slots
 from cuzk.serve.dispatch import Dispatches
 from cuzk.serve.errors import ProverStartError
 from cuzk.serve.jobs import Job, JobQueue, Outcome
 from cuzk.serve.process_child import JOB, OUTCOME, READY, SPANS, START_FAILED, STOP, ChildSpec
+from cuzk.serve.witness_slots import WitnessSlots
 from cuzk.serve.worker import POLL, Hooks
 
 IN_FLIGHT = 2  # jobs on a child at once: one staging while one proves
@@ -80,12 +81,14 @@ class ChildProcess:
             raise ProverStartError(f"{self.name} said {message[0]!r} instead of {READY!r}")
         return message[1]
 
-    def send_job(self, tag: int, job: Job) -> bool:
-        """Send ``job`` as ``tag``: the header, then the witness's bytes as they are; False when the child is gone."""
+    def send_job(self, tag: int, job: Job, slot: int | None) -> bool:
+        """Send ``job`` as ``tag``: its witness in the shared witness slot ``slot``, or (None) its bytes as they are
+        after the header; False when the child is gone."""
         try:
             with self._lock:
-                self.conn.send((JOB, tag, job.key))
-                self.conn.send_bytes(job.wtns)
+                self.conn.send((JOB, tag, job.key, slot, len(job.wtns)))
+                if slot is None:
+                    self.conn.send_bytes(job.wtns)
         except (OSError, ValueError):  # the child died (a broken pipe) or its pipe was closed
             return False
         return True
@@ -170,16 +173,19 @@ class ProverSlot:
 
 
 def start_provers(
-    keys: str, backend: str | None, devices: list[int | None], stall_s: float = STALL_S
+    keys: str, backend: str | None, devices: list[int | None], stall_s: float = STALL_S, witness_size: int = 0
 ) -> list[ProverSlot]:
     """A child per device, started together and waited for until every one has read its keys and compiled its
     kernels; ProverStartError (every child stopped) when one cannot. A child that holds jobs and says nothing for
-    ``stall_s`` seconds is taken for hung: killed, and replaced as a dead one is."""
+    ``stall_s`` seconds is taken for hung: killed, and replaced as a dead one is. ``witness_size``: the bytes of
+    the largest witness a key takes, each child's IN_FLIGHT shared witness slots' size (0: none, the pipe)."""
     pool = Dispatches("prover processes")
     slots: list[ProverSlot] = []
     try:
         for index, device in enumerate(devices):
-            slots.append(ProverSlot(pool, ChildSpec(os.path.abspath(keys), backend, device), index, stall_s))
+            shared = WitnessSlots(IN_FLIGHT, witness_size) if witness_size > 0 and witness_slots.AVAILABLE else None
+            spec = ChildSpec(os.path.abspath(keys), backend, device, shared)
+            slots.append(ProverSlot(pool, spec, index, stall_s))
         deadline = time.monotonic() + START_S
         for slot in slots:
             slot.wait_up(max(deadline - time.monotonic(), 1.0))
@@ -197,7 +203,7 @@ class ProcessWorker:
 
     def __init__(self, name: str, slot: ProverSlot, jobs: JobQueue, hooks: Hooks) -> None:
         self.name, self.slot, self.jobs, self.hooks, self.pool = name, slot, jobs, hooks, slot.pool
-        self._flight: dict[int, Job] = {}  # tag → the job the child holds
+        self._flight: dict[int, tuple[Job, int | None]] = {}  # tag → the job the child holds, its witness slot
         self._tags = itertools.count()
         self._changed = threading.Condition()  # guards the fields below and _flight
         self._up = True  # the child is ready (start_provers waited for it)
@@ -294,10 +300,12 @@ class ProcessWorker:
             tag, child = next(self._tags), self.slot.child
             if not self._flight:
                 self._heard = time.monotonic()  # an idle child's silence was not a stall
-            self._flight[tag] = job
+            witnesses = self.slot.spec.witnesses
+            slot = None if witnesses is None else witnesses.take(job.wtns)  # IN_FLIGHT jobs, IN_FLIGHT slots
+            self._flight[tag] = (job, slot)
             self.pool.sent(job)
         job.witness = None  # the child parses the bytes again: the head's parsed copy is not needed
-        child.send_job(tag, job)  # a child that died meanwhile: the receiver finds the job in flight
+        child.send_job(tag, job, slot)  # a child that died meanwhile: the receiver finds the job in flight
 
     # --- the receiver -------------------------------------------------------------------------------------------
 
@@ -317,11 +325,18 @@ class ProcessWorker:
 
     def _settle(self, tag: int, outcome: Outcome) -> None:
         with self._changed:
-            job = self._flight.pop(tag, None)
+            held = self._flight.pop(tag, None)
+            if held is not None:
+                self._give_back(held[1])
             self._changed.notify_all()
-        if job is not None:
-            self.pool.settled(job)
-            self.hooks.finish(job, outcome)
+        if held is not None:
+            self.pool.settled(held[0])
+            self.hooks.finish(held[0], outcome)
+
+    def _give_back(self, slot: int | None) -> None:
+        """(Under the lock.) The witness slot of a job the child answered for, or lost, free again."""
+        if slot is not None and self.slot.spec.witnesses is not None:
+            self.slot.spec.witnesses.give_back(slot)
 
     def _replace(self, child: ChildProcess) -> bool:
         """The child's pipe ended: its stop, or its death. After a death its jobs go back ahead of the queue (or
@@ -331,7 +346,9 @@ class ProcessWorker:
             if self._closing:
                 return False
             self._up, self._restarting = False, True
-            lost, self._flight = list(self._flight.values()), {}
+            for _, slot in self._flight.values():
+                self._give_back(slot)
+            lost, self._flight = [job for job, _ in self._flight.values()], {}
         why = f"{child.name} (pid {child.pid}) {child.exit_reason()}"
         print(f"cuzk serve: {why}; its {len(lost)} job(s) go to a new one", flush=True)
         for job in lost:

@@ -24,7 +24,7 @@ from cuzk.serve.errors import (
     QueueFullError,
     UnavailableError,
 )
-from cuzk.serve.jobs import DONE, FAILED, QUEUED, RUNNING, Job, JobQueue, Outcome
+from cuzk.serve.jobs import DONE, FAILED, QUEUED, RUNNING, Job, JobQueue, Outcome, WtnsBytes
 from cuzk.serve.journal import Journal
 from cuzk.serve.keys import KeyRegistry
 from cuzk.serve.metrics import Metrics
@@ -33,9 +33,12 @@ from cuzk.serve.worker import Hooks, Worker
 PACE_WEIGHT = 0.2  # weight of the latest proof in the running mean of the proof time
 
 
-def digest(key: str, wtns: bytes) -> str:
-    """What an id stands for: the key and the witness (the same id with another witness is a conflict)."""
-    return hashlib.sha256(key.encode() + b"\0" + wtns).hexdigest()
+def digest(key: str, wtns: WtnsBytes) -> str:
+    """What an id stands for: the key and the witness (the same id with another witness is a conflict). Hashed
+    in two updates: a body of tens of MiB is not copied to be hashed."""
+    hashed = hashlib.sha256(key.encode() + b"\0")
+    hashed.update(wtns)
+    return hashed.hexdigest()
 
 
 class Service:
@@ -86,12 +89,13 @@ class Service:
         queue is full, UnavailableError while shutting down, ConflictError for an id used with another witness."""
         if self.draining:
             raise UnavailableError("the server is shutting down")
-        signature = digest(job.key, job.wtns)
-        if job.durable and (row := self.journal.get(job.id)) is not None:
+        # a synchronous job has no id to keep: nothing to hash (tens of ms for a 2^20 witness) or journal
+        signature = digest(job.key, job.wtns) if job.durable else None
+        if signature is not None and (row := self.journal.get(job.id)) is not None:
             return self._same(row, signature)
         if not self.queue.reserve():
             raise QueueFullError(f"the queue is full ({self.queue.capacity} jobs): retry later")
-        if job.durable and (row := self.journal.add(job, signature)) is not None:
+        if signature is not None and (row := self.journal.add(job, signature)) is not None:
             self.queue.release()
             return self._same(row, signature)
         self.queue.put(job)

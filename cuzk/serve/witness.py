@@ -10,6 +10,7 @@ journal) as .wtns bytes, which is what a worker reads again after a restart.
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -19,6 +20,7 @@ from cuzk.formats.r1cs import check_witness_matches
 from cuzk.formats.wtns import MAGIC, VERSION, Witness, read_wtns
 from cuzk.reference.errors import CuzkError
 from cuzk.serve.errors import UnprocessableError
+from cuzk.serve.jobs import WtnsBytes
 
 REQUEST = "the witness"  # how messages name the witness of a request (it has no file name)
 LABEL = "<request>"  # the reader's name for the body, replaced by REQUEST in what a client reads
@@ -35,12 +37,22 @@ def encode_wtns(prime: int, values: np.ndarray) -> bytes:
     return b"".join(parts)
 
 
-def read_wtns_bytes(data: bytes, prime: int, count: int, key: str) -> Witness:
+def wtns_size(prime: int, count: int) -> int:
+    """The length of what :func:`encode_wtns` writes for ``count`` values over ``prime``: the magic, the version
+    and section count, then each section's id and size before its content."""
+    n8 = 8 * limbs.limb_count(prime)
+    return len(MAGIC) + 8 + (12 + 4 + n8 + 4) + (12 + count * n8)
+
+
+def read_wtns_bytes(
+    data: WtnsBytes, prime: int, count: int, key: str, *, empty: Callable[..., np.ndarray] = np.empty
+) -> Witness:
     """The witness of the .wtns bytes ``data``, checked (as a .wtns file is) to be over ``prime`` with ``count``
     values (the key ``key``'s); UnprocessableError naming the problem otherwise. Read in place: no copy of the
-    body goes through a file."""
+    body goes through a file; the values are copied once, into ``empty(shape, dtype)`` (a prover's: its
+    backend's host_array, pinned memory that the upload of z reads at the bus's speed)."""
     try:
-        witness = read_wtns(LABEL, content=data)
+        witness = read_wtns(LABEL, content=data, empty=empty)
         check_witness_matches(witness, prime, count, f"key {key!r}")
     except CuzkError as exc:
         raise UnprocessableError(str(exc).replace(f"{LABEL}: ", "").replace(LABEL, REQUEST)) from None
@@ -71,4 +83,4 @@ def witness_of_json(values: Any, prime: int, count: int, key: str) -> Witness:
     return Witness(REQUEST, prime, limbs.ints_to_limbs(numbers, limbs.limb_count(prime)))
 
 
-__all__ = ["REQUEST", "encode_wtns", "read_wtns_bytes", "witness_of_json"]
+__all__ = ["REQUEST", "encode_wtns", "read_wtns_bytes", "witness_of_json", "wtns_size"]

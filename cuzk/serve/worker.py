@@ -22,8 +22,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from cuzk.backends import limbs
-from cuzk.backends.protocol import Backend
+from cuzk.backends.protocol import KEPT_SCALARS, Backend, has_capability
 from cuzk.engine.timing import Recorder
 from cuzk.engine.witness import Assignment
 from cuzk.engine.zkey import ZkeyProver
@@ -32,7 +34,7 @@ from cuzk.formats.wtns import Witness
 from cuzk.reference.errors import CuzkError
 from cuzk.reference.groth16 import Proof
 from cuzk.serve.errors import ServeError, UnprocessableError
-from cuzk.serve.jobs import DONE, FAILED, Job, JobQueue, Outcome
+from cuzk.serve.jobs import DONE, FAILED, Job, JobQueue, Outcome, WtnsBytes
 from cuzk.serve.keys import KeyRegistry
 from cuzk.serve.witness import read_wtns_bytes
 
@@ -64,12 +66,12 @@ class DeviceProver:
             self.provers[name], self._cursors[name] = prover, prover.recorder.mark()
         self.backend_name = next(iter(self.provers.values())).backend.name
 
-    def prepare(self, key: str, wtns: bytes, witness: Witness | None = None) -> Prepared:
+    def prepare(self, key: str, wtns: WtnsBytes, witness: Witness | None = None) -> Prepared:
         """Parse and check the witness (``witness`` when the caller already did), then A·z, B·z, C·z, staged."""
-        entry = self.registry.get(key)
-        if witness is None:
-            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key)
-        prover = self.provers[key]
+        entry, prover = self.registry.get(key), self.provers[key]
+        if witness is None:  # read where the backend uploads from fastest (pinned memory on a GPU, reused)
+            empty = prover.backend.host_array if has_capability(prover.backend, KEPT_SCALARS) else np.empty
+            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key, empty=empty)
         assignment = prover.stage(prover.assign(witness.values, prover.key_qap))
         public = limbs.limbs_to_ints(assignment.z[1 : entry.zkey.num_public + 1])
         return Prepared(key, assignment, public)
@@ -93,7 +95,7 @@ class DeviceProver:
             )
         return {"proof": snarkjs_json.proof_to_json(proof), "public": [str(v) for v in prepared.public]}
 
-    def prove_wtns(self, key: str, wtns: bytes) -> dict[str, Any]:
+    def prove_wtns(self, key: str, wtns: WtnsBytes) -> dict[str, Any]:
         """The three steps for one witness given as .wtns bytes: the call a remote actor makes."""
         prepared = self.prepare(key, wtns)
         return self.check(prepared, self.prove(prepared))

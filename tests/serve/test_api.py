@@ -4,7 +4,9 @@ its status and reason, after which the worker goes on."""
 
 from __future__ import annotations
 
+import http.client
 import json
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -131,3 +133,23 @@ def test_unreadable_and_too_large_bodies(server: Server, client: Client) -> None
     status, body = post(server.url + "/prove?key=bn", b"\0" * 20000, "application/octet-stream")
     assert status == 413 and "Maximum request body size 16384" in body["error"]
     assert verified("bls", client.prove("bls", wtns("bls")))
+
+
+def post_chunked(url: str, data: bytes) -> tuple[int, dict]:
+    """POST ``data`` with no Content-Length, in chunks of 1000 bytes (Transfer-Encoding: chunked)."""
+    parts = urllib.parse.urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+    try:
+        chunks = (data[i : i + 1000] for i in range(0, len(data), 1000))
+        connection.request("POST", f"{parts.path}?{parts.query}", chunks, encode_chunked=True)
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+    finally:
+        connection.close()
+
+
+def test_a_chunked_body_is_read_within_the_limit(server: Server) -> None:
+    status, result = post_chunked(server.url + "/prove?key=bn", wtns("bn"))
+    assert status == 200 and result["public"] == expected_public("bn") and verified("bn", result)
+    status, body = post_chunked(server.url + "/prove?key=bn", b"\0" * 20000)
+    assert status == 413 and "Maximum request body size 16384" in body["error"]
