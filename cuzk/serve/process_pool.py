@@ -292,16 +292,18 @@ class ProcessWorker:
 
     def _send(self, job: Job) -> None:
         """Send ``job`` to the child, in flight until its outcome comes back; first in line again when the child
-        went down after the job was taken."""
+        went down after the job was taken. Its witness is copied into a shared slot first, outside the lock (one
+        is free: only this thread adds to the IN_FLIGHT jobs in flight, which hold a slot each)."""
+        witnesses = self.slot.spec.witnesses
+        slot = None if witnesses is None else witnesses.take(job.wtns)
         with self._changed:
             if not self._up:
+                self._give_back(slot)
                 self.pool.put_back(job)
                 return
             tag, child = next(self._tags), self.slot.child
             if not self._flight:
                 self._heard = time.monotonic()  # an idle child's silence was not a stall
-            witnesses = self.slot.spec.witnesses
-            slot = None if witnesses is None else witnesses.take(job.wtns)  # IN_FLIGHT jobs, IN_FLIGHT slots
             self._flight[tag] = (job, slot)
             self.pool.sent(job)
         job.witness = None  # the child parses the bytes again: the head's parsed copy is not needed
