@@ -26,7 +26,12 @@ from cuzk.backends.registry import get_backend, host_backend
 from cuzk.engine.warm import kernels_ready, warm_later
 from cuzk.reference.curves import Curve
 from cuzk.reference.groth16 import Proof, VerifyingKey
-from cuzk.reference.groth16.verifier import check_proof_points, prepare_inputs, verification_pairs
+from cuzk.reference.groth16.verifier import (
+    check_proof_points,
+    check_public_inputs,
+    prepare_inputs,
+    verification_pairs,
+)
 
 
 def pairing_backend(
@@ -52,9 +57,10 @@ def pairing_backend(
     return get_backend("reference")
 
 
-def _compiled_and_ready(host: Backend, curve: Curve) -> bool:
-    """Whether ``host`` pairs with compiled kernels, ready now (the reference's pure-Python pairing does not)."""
-    return has_capability(host, WARM_UP) and kernels_ready(host, curve, "verify")
+def _compiled_and_ready(host: Backend, curve: Curve, work: str = "verify") -> bool:
+    """Whether ``host`` does ``work`` (its pairing: "verify") with compiled kernels, ready now (the reference's
+    pure Python has none)."""
+    return has_capability(host, WARM_UP) and kernels_ready(host, curve, work)
 
 
 def check_made_proof(
@@ -66,7 +72,21 @@ def check_made_proof(
     if any(p.is_identity() or not p.is_on_curve() for p in (proof.a, proof.b, proof.c)):
         return False
     pairing = pairing_backend(backend, vk.curve, compile_later=True, keep_device_free=keep_device_free)
-    return _equation_holds(vk, prepare_inputs(vk, list(public_inputs)), proof, pairing)
+    return _equation_holds(vk, public_sum(vk, list(public_inputs), pairing), proof, pairing)
+
+
+def public_sum(vk: VerifyingKey, public_inputs: Sequence[Any], backend: Backend) -> Any:
+    """Σ x_i·IC_i with x_0 = 1 (the reference's :func:`prepare_inputs`, same checks and errors): an MSM of
+    ``backend``'s when it is a host backend whose small MSMs are compiled and ready, else the reference's. The
+    reference's Python MSM holds the interpreter for milliseconds even for one input (a 254-bit double-and-add),
+    which a server's check thread would take from the thread launching the next proof's kernels."""
+    host_ready = not has_capability(backend, DEVICE) and _compiled_and_ready(backend, vk.curve, "small_msm")
+    if not host_ready:
+        return prepare_inputs(vk, public_inputs)
+    curve = vk.curve
+    scalars = limbs.fr_to_limbs(curve, [curve.Fr.one(), *check_public_inputs(vk, public_inputs)])
+    bases = limbs.points_to_limbs(curve, "g1", vk.gamma_abc_g1)
+    return limbs.limbs_to_point(curve, "g1", backend.msm(curve, "g1", bases, scalars))
 
 
 def verify(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof) -> bool:
@@ -92,4 +112,4 @@ def _equation_holds(vk: VerifyingKey, acc: Any, proof: Proof, pairing: Backend) 
     return bool(pairing.pairing_check(vk.curve, g1, g2))  # type: ignore[attr-defined]
 
 
-__all__ = ["check_made_proof", "pairing_backend", "verify"]
+__all__ = ["check_made_proof", "pairing_backend", "public_sum", "verify"]

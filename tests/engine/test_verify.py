@@ -8,11 +8,13 @@ import pytest
 
 from cuzk.backends.errors import InputShapeError
 from cuzk.backends.registry import discover, get_backend
-from cuzk.engine.verify import check_made_proof, pairing_backend
+from cuzk.engine.verify import check_made_proof, pairing_backend, public_sum
 from cuzk.engine.verify import verify as engine_verify
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
+from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import Proof, generate_random_parameters, prove, verify
+from cuzk.reference.groth16.verifier import prepare_inputs
 from tests._suite_backends import usable_or_skip
 
 
@@ -94,3 +96,17 @@ def test_the_pairing_runs_where_it_is_ready(made) -> None:  # type: ignore[no-un
     assert engine_verify(vk, public, proof)
     assert not engine_verify(vk, [public[0] + 1, *public[1:]], proof)
     assert not engine_verify(vk, public, Proof(proof.a, proof.b, proof.c + curve.g1.generator))
+
+
+@pytest.mark.parametrize("backend", ["cpu", "reference", "opencl", "cuda"])
+def test_the_public_inputs_sum_is_the_references(made, backend: str) -> None:  # type: ignore[no-untyped-def]
+    """Σ x_i·IC_i on a host backend whose small MSMs are ready (the cpu backend's, once compiled), else the
+    reference's: the same point, and the same refusal of an input out of range, either way."""
+    usable_or_skip(backend)
+    curve, vk, public, _ = made
+    b = get_backend(backend)
+    inputs = [*public[:-1], curve.Fr(-1)]  # the largest input too
+    assert public_sum(vk, inputs, b) == prepare_inputs(vk, inputs)
+    assert public_sum(vk, [int(x) for x in public], b) == prepare_inputs(vk, public)
+    with pytest.raises(ParameterError, match="not in \\[0, r\\)"):
+        public_sum(vk, [curve.r, *[int(x) for x in public[1:]]], b)
