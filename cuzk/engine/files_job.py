@@ -103,34 +103,36 @@ def _read_and_check(
 ) -> _Inputs:
     """The key (read for the backend's liking while it starts, when it is a named device), the witness, the .r1cs
     and .sym, every check of them; the key's A and B laid out on a thread from the moment the key is read, uploaded
-    only once the checks have passed (``checked``)."""
+    only once the checks have passed (``checked``). A named device's start (its driver, its context, its programs'
+    loads) runs on its thread through all of the reading and checking."""
     zkey_path, witness_path, r1cs_path, sym_path = paths
     checked: Future[bool] = Future()
-    key: tuple[ZKey, Future[SparseQap]] | None = None
 
-    def read_key(backend: Backend) -> tuple[ZKey, Future[SparseQap]]:
+    def read_all(backend: Backend) -> tuple[ZKey, Future[SparseQap], Witness, R1cs | None]:
         display.step("read the key")
         with recorder.span("read_key"):
             zkey = read_zkey_for(zkey_path, backend, num_variables, check_points=check_points)
-        return zkey, start_key_qap(zkey, backend, recorder, checked=checked)
+        key_qap = start_key_qap(zkey, backend, recorder, checked=checked)
+        display.step("read the witness")
+        with recorder.span("read_witness"):
+            witness = read_wtns(witness_path)
+        with recorder.span("read_r1cs"):
+            r1cs = read_r1cs(r1cs_path) if r1cs_path is not None else None
+            names = read_sym(sym_path) if sym_path is not None else None
+        with recorder.span("check_r1cs"):
+            check_inputs(zkey, witness, r1cs, names)
+        checked.set_result(True)
+        return zkey, key_qap, witness, r1cs
 
+    read = None
     try:
         if starting.known is not None and has_capability(starting.known, DEVICE):  # decodes nothing on the host
-            key = read_key(starting.known)
+            read = read_all(starting.known)
         with recorder.span("backend"), warnings.catch_warnings(record=True) as notices:
             warnings.simplefilter("always")
             backend = starting.wait()  # its notices wait for inputs known to be good
         with starting.prepared as warming:
-            zkey, key_qap = key if key is not None else read_key(backend)
-            display.step("read the witness")
-            with recorder.span("read_witness"):
-                witness = read_wtns(witness_path)
-            with recorder.span("read_r1cs"):
-                r1cs = read_r1cs(r1cs_path) if r1cs_path is not None else None
-                names = read_sym(sym_path) if sym_path is not None else None
-            with recorder.span("check_r1cs"):  # while the device starts
-                check_inputs(zkey, witness, r1cs, names)
-            checked.set_result(True)
+            zkey, key_qap, witness, r1cs = read if read is not None else read_all(backend)
             if warming.started:
                 display.step("compile the kernels (first run)")
                 with recorder.span("compile"):
