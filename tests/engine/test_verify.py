@@ -3,6 +3,8 @@ on a backend, for real proofs and for proofs altered every way a faulty backend 
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -110,3 +112,8 @@ def test_the_public_inputs_sum_is_the_references(made, backend: str) -> None:  #
     assert public_sum(vk, [int(x) for x in public], b) == prepare_inputs(vk, public)
     with pytest.raises(ParameterError, match="not in \\[0, r\\)"):
         public_sum(vk, [curve.r, *[int(x) for x in public[1:]]], b)
+    # an IC point at infinity (a public signal no constraint uses) and a zero input
+    unused = dataclasses.replace(vk, gamma_abc_g1=[vk.gamma_abc_g1[0], curve.g1.identity(), *vk.gamma_abc_g1[2:]])
+    zero = [0, *public[1:]]
+    assert public_sum(unused, inputs, b) == prepare_inputs(unused, inputs)
+    assert public_sum(vk, zero, b) == prepare_inputs(vk, zero)
