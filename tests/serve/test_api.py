@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 import urllib.parse
 import urllib.request
 
@@ -153,3 +154,16 @@ def test_a_chunked_body_is_read_within_the_limit(server: Server) -> None:
     assert status == 200 and result["public"] == expected_public("bn") and verified("bn", result)
     status, body = post_chunked(server.url + "/prove?key=bn", b"\0" * 20000)
     assert status == 413 and "Maximum request body size 16384" in body["error"]
+
+
+def test_a_body_cut_short_by_its_client_leaves_the_server_serving(server: Server, client: Client) -> None:
+    """A client that announces more bytes than it sends and hangs up: its request ends there (nobody is left to
+    answer), no job is made of it, and the next request is proven."""
+    parts = urllib.parse.urlsplit(server.url)
+    body = wtns("bn")
+    with socket.create_connection((parts.hostname, parts.port), timeout=30) as sock:
+        head = "POST /prove?key=bn HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+        sock.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body[: len(body) // 2])
+    result = client.prove("bn", wtns("bn"))
+    assert result["public"] == expected_public("bn") and verified("bn", result)
+    assert client.health()["queue"] == 0
