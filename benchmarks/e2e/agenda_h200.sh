@@ -3,7 +3,9 @@
 # 1. `cuzk serve` under load at 2^20, threads against processes, BN254 and BLS12-381 (benchmarks/serve/h200.sh);
 # 2. `cuzk groth16 setup` from a prepared ptau at 2^20 (benchmarks/gpu/setup_ptau_h200.sh);
 # 3. the 2^27 BLS12-381 proofs' device memory, the proofs now checked on the host (benchmarks/large/session_h200.sh);
-# 4. `cuzk groth16 prove` as a user runs it, BN254 2^20 and 2^22 (benchmarks/e2e/h200.sh).
+# 4. `cuzk groth16 prove` as a user runs it, BN254 2^20 and 2^22 (benchmarks/e2e/h200.sh);
+# 5. the 2^27 proofs with B_G2 on the GPU after the G1 MSMs instead of beside them (G2_AFTER=1): their working
+#    memory apart, against part 3's held peak (issue 27's ≤ 120 GB).
 # STEPS (default 1) picks the parts; every part's whole output stays in $OUT (the device tool brings back few
 # files: `tar` them), and its summary lines are printed.
 #     STEPS=1 bash benchmarks/e2e/agenda_h200.sh
@@ -23,6 +25,10 @@ fi
 if [[ $STEPS == *3* ]]; then
   RUNS="LOGS=27 RUN_TIMEOUT=420" OUT=$OUT bash benchmarks/large/session_h200.sh > "$OUT/large_log.txt" 2>&1
   grep -E "porep:|dense:|device now|bls12_381-27|Error" "$OUT/large_log.txt"
+fi
+if [[ $STEPS == *5* ]]; then
+  G2_AFTER=1 RUNS="LOGS=27 RUN_TIMEOUT=420" OUT=$OUT bash benchmarks/large/session_h200.sh > "$OUT/large_g2after_log.txt" 2>&1
+  grep -E "porep:|dense:|device now|bls12_381-27|Error" "$OUT/large_g2after_log.txt"
 fi
 if [[ $STEPS == *4* ]]; then
   LOGS_BN254=${LOGS_BN254:-20,22} LOGS_BLS=${LOGS_BLS:-} WARM_RUNS=${WARM_RUNS:-3} OUT=$OUT \

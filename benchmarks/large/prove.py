@@ -126,9 +126,12 @@ def prove_witness(
     return walls, proof, last
 
 
-def make_inputs(curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[str, float]) -> dict[str, Any]:
+def make_inputs(
+    curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[str, float], *, g2_after: bool = False
+) -> dict[str, Any]:
     """The porep circuit, its key kept on the device (B₂ on the host when B_G2 runs there), the prover and the QAP's
-    A and B on the witness backend."""
+    A and B on the witness backend. ``g2_after``: B_G2 runs after the G1 MSMs instead of on a thread beside them
+    (on one device their kernels share one stream either way; apart, their working memory is never held at once)."""
     constraints = (1 << log) - NUM_INPUTS
     with step(made, "circuit (porep witness)"):
         circuit = gates(curve, constraints, backend, witness="porep")
@@ -145,7 +148,7 @@ def make_inputs(curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[
         keep = ("g1", "g2") if g2_backend is backend else ("g1",)
         pk = setup_arrays(curve, qap_rows, NUM_INPUTS, num_variables, toxic, backend, keep=keep, progress=progress)
     with step(made, "prover (key's small terms)"):
-        prover = Prover(pk, backend, g2_backend=g2_backend, verify=False)
+        prover = Prover(pk, backend, g2_backend=g2_backend, g2_in_parallel=not g2_after, verify=False)
     with step(made, "A, B on the witness backend"):
         where = witness_backend(backend, from_key=True)
         qap = SparseQap.from_csr(where, curve, qap_rows[:2], constraints, num_variables, n)
@@ -222,6 +225,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--witness", default="porep,dense")
     parser.add_argument("--proofs", type=int, default=3)
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
+    parser.add_argument(
+        "--g2-after", action="store_true", help="B_G2 after the G1 MSMs, not beside them (their memory apart)"
+    )
     parser.add_argument("--json")
     parser.add_argument(
         "--apart-fraction", type=float, help="arrays of this fraction of the device's memory or more outside the pool"
@@ -258,12 +264,12 @@ def main() -> None:
     made: dict[str, float] = {}
     print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
     g2_backend = get_backend(args.g2_backend) if args.g2_backend else backend
-    inputs = make_inputs(curve, backend, g2_backend, args.log, made)
+    inputs = make_inputs(curve, backend, g2_backend, args.log, made, g2_after=args.g2_after)
     if args.trim_pool:
         print(f"  the pool trimmed after the setup in {trim_pool() * 1e3:.1f} ms; {device.now()}", flush=True)
     z, publics = inputs["z"], inputs["publics"]
     results: dict[str, Any] = {"curve": curve.name, "log": args.log, "backend": backend.name, "made_s": made}
-    results["g2_backend"] = g2_backend.name
+    results["g2_backend"], results["g2_after"] = g2_backend.name, args.g2_after
     results["porep_counts"] = inputs["counts"]
     for kind in args.witness.split(","):
         if kind != "porep":
