@@ -90,10 +90,11 @@ def read_header(file: BinFile) -> tuple[int, int, int]:
     return n8, prime, count
 
 
-def check_wtns_layout(path: str | os.PathLike[str]) -> tuple[int, int]:
+def check_wtns_layout(path: str | os.PathLike[str], content: bytes | None = None) -> tuple[int, int]:
     """The checks of read_wtns that need no values: the header, the sections' table and the witness section's
-    size (cheap: the file is mapped, not read); the witness's prime and number of values."""
-    file = BinFile(path, MAGIC, (1, 2), SECTIONS)
+    size (cheap: the file is mapped, not read; ``content``: its bytes, already in memory); the witness's prime
+    and number of values."""
+    file = BinFile(path, MAGIC, (1, 2), SECTIONS, content=content)
     n8, prime, count = read_header(file)
     body = file.cursor(2)
     body.array(count, n8, "the witness values")

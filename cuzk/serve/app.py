@@ -21,10 +21,11 @@ from typing import Any
 
 from aiohttp import web
 
+from cuzk.formats.wtns import Witness
 from cuzk.serve.errors import BadRequestError, QueueFullError, ServeError
 from cuzk.serve.jobs import DONE, Job, Outcome
 from cuzk.serve.service import Service
-from cuzk.serve.witness import encode_wtns, read_wtns_bytes, witness_of_json
+from cuzk.serve.witness import check_wtns_bytes, encode_wtns, read_wtns_bytes, witness_of_json
 
 JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")  # a client's id (Idempotency-Key or "id")
 TICK = 0.5  # seconds between looks for jobs past their timeout
@@ -79,9 +80,11 @@ def auth_middleware(token: str | None) -> Any:
 
 async def read_job(request: web.Request, *, durable: bool) -> Job:
     """The job a POST describes: the key and the witness checked against it (.wtns bytes, or JSON decimal
-    strings), and its id (a client's Idempotency-Key or ``"id"``, else a new one)."""
+    strings), and its id (a client's Idempotency-Key or ``"id"``, else a new one). A synchronous job's .wtns is
+    checked here as far as its header goes; its values are checked where its prover reads them."""
     service = request.app[SERVICE]
     job_id = request.headers.get("Idempotency-Key")
+    witness: Witness | None
     if request.content_type == "application/json":
         body = await request_json(request)
         entry = service.registry.get(body.get("key"))
@@ -91,7 +94,11 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
     else:
         entry = service.registry.get(request.query.get("key"))  # before the body is read
         wtns = await read_body(request)
-        witness = await asyncio.to_thread(read_wtns_bytes, wtns, entry.prime, entry.count, entry.name)
+        if durable:  # journaled only once every value is known good
+            witness = await asyncio.to_thread(read_wtns_bytes, wtns, entry.prime, entry.count, entry.name)
+        else:  # its prover reads the values once, into its upload memory, and refuses them as this would
+            check_wtns_bytes(wtns, entry.prime, entry.count, entry.name)
+            witness = None
     if job_id is not None and (not isinstance(job_id, str) or not JOB_ID.fullmatch(job_id)):
         raise BadRequestError(
             "a job id is 1 to 128 letters, digits, '.', '_', ':' or '-', starting with one of the first two"

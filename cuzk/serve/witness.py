@@ -10,14 +10,15 @@ journal) as .wtns bytes, which is what a worker reads again after a restart.
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from cuzk.backends import limbs
-from cuzk.formats.r1cs import check_witness_matches
-from cuzk.formats.wtns import MAGIC, VERSION, Witness, read_wtns
+from cuzk.formats.r1cs import check_witness_matches, check_witness_shape
+from cuzk.formats.wtns import MAGIC, VERSION, Witness, check_wtns_layout, read_wtns
 from cuzk.reference.errors import CuzkError
 from cuzk.serve.errors import UnprocessableError
 from cuzk.serve.jobs import WtnsBytes
@@ -51,12 +52,28 @@ def read_wtns_bytes(
     values (the key ``key``'s); UnprocessableError naming the problem otherwise. Read in place: no copy of the
     body goes through a file; the values are copied once, into ``empty(shape, dtype)`` (a prover's: its
     backend's host_array, pinned memory that the upload of z reads at the bus's speed)."""
-    try:
+    with refused():
         witness = read_wtns(LABEL, content=data, empty=empty)
         check_witness_matches(witness, prime, count, f"key {key!r}")
+    return Witness(REQUEST, witness.prime, witness.values)
+
+
+def check_wtns_bytes(data: WtnsBytes, prime: int, count: int, key: str) -> None:
+    """The checks of :func:`read_wtns_bytes` that read no value (the header, the sections, the field and the
+    number of values: microseconds), with its errors: what a server checks before it queues a synchronous job,
+    whose values its prover then reads once, where its upload reads them (:meth:`DeviceProver.prepare`)."""
+    with refused():
+        shape = check_wtns_layout(LABEL, content=data)
+        check_witness_shape(LABEL, shape, prime, count, f"key {key!r}")
+
+
+@contextmanager
+def refused() -> Iterator[None]:
+    """The format's errors about a request's .wtns as UnprocessableError (422), naming it as a client reads it."""
+    try:
+        yield
     except CuzkError as exc:
         raise UnprocessableError(str(exc).replace(f"{LABEL}: ", "").replace(LABEL, REQUEST)) from None
-    return Witness(REQUEST, witness.prime, witness.values)
 
 
 def witness_of_json(values: Any, prime: int, count: int, key: str) -> Witness:
@@ -83,4 +100,4 @@ def witness_of_json(values: Any, prime: int, count: int, key: str) -> Witness:
     return Witness(REQUEST, prime, limbs.ints_to_limbs(numbers, limbs.limb_count(prime)))
 
 
-__all__ = ["REQUEST", "encode_wtns", "read_wtns_bytes", "witness_of_json", "wtns_size"]
+__all__ = ["REQUEST", "check_wtns_bytes", "encode_wtns", "read_wtns_bytes", "witness_of_json", "wtns_size"]

@@ -103,6 +103,7 @@ def test_refusals_422_and_the_worker_goes_on(client: Client) -> None:
         "the witness has 52 values": ("bn", encode_wtns(BN254.r, values.values[[*range(51), 0]])),
         "not in the field": ("bn", [*witness_strings("bn")[:50], str(BN254.r)]),
         "is not reduced": ("bn", bytes(wtns("bn")[:-32]) + (BN254.r + 5).to_bytes(32, "little")),
+        "announces 1632 bytes but only 1631 remain": ("bn", bytes(wtns("bn")[:-1])),
         "not a decimal string": ("bn", [*witness_strings("bn")[:50], "0x10"]),
         "does not satisfy the circuit of key 'bn'": ("bn", [*witness_strings("bn")[:50], "12345"]),
     }
@@ -110,6 +111,18 @@ def test_refusals_422_and_the_worker_goes_on(client: Client) -> None:
         status, message = refusal(client, key, witness)
         assert status == 422 and reason in message, (reason, message)
     assert verified("bn", client.prove("bn", wtns("bn")))  # the worker goes on
+
+
+def test_a_job_is_refused_before_it_is_journaled(client: Client) -> None:
+    """A synchronous request's values are checked by its prover; an asynchronous job's, before its 202: a job is
+    journaled only with a witness known good (refused here with the reason the prover gives)."""
+    unreduced = bytes(wtns("bn")[:-32]) + (BN254.r + 5).to_bytes(32, "little")
+    with pytest.raises(ClientError, match="is not reduced") as refused:
+        client.submit("bn", unreduced, job_id="api-refused")
+    assert refused.value.status == 422
+    with pytest.raises(ClientError) as unknown:
+        client.job("api-refused")
+    assert unknown.value.status == 404
 
 
 def post(url: str, body: bytes, content_type: str) -> tuple[int, dict]:
