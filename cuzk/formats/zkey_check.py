@@ -145,12 +145,14 @@ def _check_input_rows(zkey: ZKey) -> None:
 
 
 def _signals_with_terms(zkey: ZKey) -> tuple[np.ndarray, np.ndarray]:
-    """Per signal, whether it has a non-zero coefficient in A, and in B: one count of the terms by (matrix, signal)
-    (the reader checked that every matrix is 0 or 1 and every signal below nVars)."""
+    """Per signal, whether it has a non-zero coefficient in A, and in B: one mark per term at (matrix, signal), a
+    scatter of booleans (half the time of counting them; the reader checked that every matrix is 0 or 1 and every
+    signal below nVars)."""
     c, count = zkey.coefficients, zkey.num_variables
     nonzero = c.nonzero
     keys = c.matrix * count + c.signal
-    used = np.bincount(keys if nonzero.all() else keys[nonzero], minlength=2 * count) > 0
+    used = np.zeros(2 * count, dtype=bool)
+    used[keys if nonzero.all() else keys[nonzero]] = True
     return used[:count], used[count : 2 * count]
 
 
