@@ -6,11 +6,12 @@
 # 4. `cuzk groth16 prove` as a user runs it, BN254 2^20 and 2^22 (benchmarks/e2e/h200.sh);
 # 5. the 2^27 proofs with B_G2 on the GPU after the G1 MSMs instead of beside them (G2_AFTER=1): their working
 #    memory apart, against part 3's held peak (issue 27's ≤ 120 GB).
-# STEPS (default 1) picks the parts; every part's whole output stays in $OUT (the device tool brings back few
-# files: `tar` them), and its summary lines are printed.
+# STEPS (default 1) picks the parts (several in one call: STEPS=14); each part's whole output is written under WORK
+# (default /tmp/agenda, kept while the machine stays warm) and packed at the end into $OUT/agenda.tgz, one file,
+# since the device tool brings back eight at most; the summary lines are printed.
 #     STEPS=1 bash benchmarks/e2e/agenda_h200.sh
 set -uo pipefail
-OUT=${OUT:-out}; STEPS=${STEPS:-1}; mkdir -p "$OUT"
+FINAL=${OUT:-out}; OUT=${WORK:-/tmp/agenda}; STEPS=${STEPS:-1}; mkdir -p "$OUT" "$FINAL"
 export PYTHONUNBUFFERED=1
 python3 -c "import cuzk.cli" 2>/dev/null || python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || exit 1
 if [[ $STEPS == *1* ]]; then
@@ -35,3 +36,4 @@ if [[ $STEPS == *4* ]]; then
     bash benchmarks/e2e/h200.sh > "$OUT/e2e_log.txt" 2>&1
   grep -A12 "^input" "$OUT/e2e_log.txt" | head -14
 fi
+tar czf "$FINAL/agenda.tgz" -C "$OUT" . && echo "packed: $FINAL/agenda.tgz"
