@@ -93,7 +93,7 @@ def main() -> None:
     parser.add_argument("--curve", choices=["bn", "bls"], default="bn")
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--baseline", type=int, default=5, help="one-process-per-proof runs")
+    parser.add_argument("--baseline", type=int, default=5, help="one-process-per-proof runs (0: none)")
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--workers", choices=WORKER_MODES, nargs="+", default=["threads"], help="the modes compared")
     args = parser.parse_args()
@@ -103,7 +103,8 @@ def main() -> None:
         for workers in args.workers:
             rows += measure(args, base, f"serve ({workers})", ["--workers", workers])
         times = one_process_per_proof(args.curve, args.backend, args.baseline, base)
-    rows.append(("one `cuzk groth16 prove` process per proof", 1 / statistics.mean(times), times))
+    if times:  # --baseline 0: no row of one process per proof
+        rows.append(("one `cuzk groth16 prove` process per proof", 1 / statistics.mean(times), times))
     report(args, rows)
 
 
@@ -131,8 +132,9 @@ def report(args: argparse.Namespace, rows: list[tuple[str, float, list[float]]])
     print(f"\n{today()}, {machine()}; backend {args.backend}, the {args.curve} fixture (50 constraints)")
     print("command: python benchmarks/serve/load.py " + " ".join(sys.argv[1:]))
     print_latency_table("how", rows)
-    best = max(rate for how, rate, _ in rows[:-1])
-    print(f"\nthe server's best throughput is {best / rows[-1][1]:.0f}× one process per proof")
+    if args.baseline:  # the last row is one process per proof
+        best = max(rate for how, rate, _ in rows[:-1])
+        print(f"\nthe server's best throughput is {best / rows[-1][1]:.0f}× one process per proof")
 
 
 if __name__ == "__main__":
