@@ -1,10 +1,13 @@
-"""A request's witness, checked against its key before the job is accepted, kept as .wtns bytes.
+"""A request's witness, checked against its key, kept as .wtns bytes.
 
 A client sends either the .wtns file circom's witness calculator writes (``application/octet-stream``) or the
 witness as JSON decimal strings (``{"key": …, "witness": ["1", "33", …]}``, what ``snarkjs wtns export json``
 writes). Both are checked as ``cuzk groth16 prove`` checks a .wtns file — the field is the key's, the count is
 the key's number of signals, every value below r, the first value 1 — and both are kept (in the queue, in the
-journal) as .wtns bytes, which is what a worker reads again after a restart.
+journal) as .wtns bytes, which is what a worker reads again after a restart. A JSON witness and an asynchronous
+job's .wtns are checked in full before the job is accepted; a synchronous request's .wtns as far as its header
+goes (:func:`check_wtns_bytes`), its values where its prover reads them (:func:`read_wtns_bytes`), with the same
+refusals.
 """
 
 from __future__ import annotations
