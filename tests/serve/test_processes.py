@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import struct
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -56,6 +57,19 @@ def test_proofs_of_both_keys_verify(server: Server, key: str) -> None:
     assert result["public"] == expected_public(key) and verified(key, result)
     done = client.wait(client.submit(key, wtns(key))["id"], timeout=60)
     assert done["status"] == "done" and verified(key, done)
+
+
+def test_a_witness_larger_than_its_slot_goes_down_the_pipe(server: Server) -> None:
+    """The shared witness slots are sized for each key's witness as cuzk encodes it; a .wtns with a section of its
+    own (read as snarkjs reads it: unknown sections are skipped) is larger, so it is sent down the pipe instead,
+    and the slots serve the next one again."""
+    client = Client(server.url)
+    longer = bytearray(wtns("bn"))
+    struct.pack_into("<I", longer, 8, struct.unpack_from("<I", longer, 8)[0] + 1)  # one more section
+    longer += struct.pack("<IQ", 3, 4096) + bytes(4096)
+    result = client.prove("bn", bytes(longer))
+    assert result["public"] == expected_public("bn") and verified("bn", result)
+    assert verified("bn", client.prove("bn", wtns("bn")))
 
 
 def test_a_bad_witness_is_422_and_the_next_proof_succeeds(server: Server) -> None:
