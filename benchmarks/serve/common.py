@@ -73,8 +73,8 @@ def verified(curve: str, result: dict[str, Any]) -> bool:
     return result["public"] == expected and check_made_proof(vk, public, proof, get_backend("cpu"))
 
 
-def phase_means(url: str) -> dict[str, tuple[int, float]]:
-    """Per engine phase, from the server's /metrics (cuzk_phase_seconds): how many spans and their mean seconds."""
+def phase_totals(url: str) -> dict[str, tuple[int, float]]:
+    """Per engine phase, from the server's /metrics (cuzk_phase_seconds): how many spans so far and their seconds."""
     import urllib.request
 
     with urllib.request.urlopen(f"{url}/metrics", timeout=30) as response:
@@ -82,7 +82,20 @@ def phase_means(url: str) -> dict[str, tuple[int, float]]:
     found: dict[str, dict[str, float]] = {}
     for match in re.finditer(r'^cuzk_phase_seconds_(sum|count)\{phase="([^"]+)"\} (\S+)$', text, re.MULTILINE):
         found.setdefault(match.group(2), {})[match.group(1)] = float(match.group(3))
-    return {phase: (int(v["count"]), v["sum"] / v["count"]) for phase, v in found.items() if v.get("count", 0) > 0}
+    return {phase: (int(v.get("count", 0)), v.get("sum", 0.0)) for phase, v in found.items()}
+
+
+def phase_means(
+    after: dict[str, tuple[int, float]], before: dict[str, tuple[int, float]] | None = None
+) -> dict[str, tuple[int, float]]:
+    """Per phase, the spans and their mean seconds between two :func:`phase_totals` (since the start without
+    ``before``)."""
+    out = {}
+    for phase, (count, total) in after.items():
+        count0, total0 = (before or {}).get(phase, (0, 0.0))
+        if count > count0:
+            out[phase] = (count - count0, (total - total0) / (count - count0))
+    return out
 
 
 def machine() -> str:

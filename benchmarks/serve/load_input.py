@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import Server, machine, phase_means, today  # run as a script: its folder is on sys.path
+from common import Server, machine, phase_means, phase_totals, today  # run as a script: its folder is on sys.path
 from load import post_all, print_latency_table
 
 from cuzk.backends.registry import get_backend
@@ -52,9 +52,9 @@ def check(folder: Path, replies: list[dict]) -> int:
 
 def serve_rows(args: argparse.Namespace, workers: str, keys: Path, state: Path) -> tuple[list, list, dict]:
     """A server with ``--workers workers`` under each concurrency of ``args.clients``: (a row each, the replies, the
-    engine's phases from its metrics)."""
+    engine's phases from its metrics, per row)."""
     witness = (args.input / "witness.wtns").read_bytes()
-    rows, replies = [], []
+    rows, replies, phases = [], [], {}
     started = time.perf_counter()
     server = Server(keys, state, args.backend, "--queue", "1024", "--workers", workers)
     url = server.start()
@@ -62,14 +62,30 @@ def serve_rows(args: argparse.Namespace, workers: str, keys: Path, state: Path) 
     try:
         asyncio.run(post_all(url, "input", witness, 1, 5))
         for clients in args.clients:
+            before = phase_totals(url)
             wall, latencies, got = asyncio.run(post_all(url, "input", witness, clients, args.requests))
-            rows.append((f"{workers}, {clients}", args.requests / wall, latencies))
+            name = f"{workers}, {clients}"
+            rows.append((name, args.requests / wall, latencies))
+            phases[name] = phase_means(phase_totals(url), before)
             replies += got
             print(f"{workers:9} {clients:3} clients: {args.requests / wall:7.1f} proofs/s", flush=True)
-        phases = phase_means(url)
     finally:
         server.stop()
     return rows, replies, phases
+
+
+def print_phases(phases: dict[str, dict[str, tuple[int, float]]], shown: int = 10) -> None:
+    """A row per (workers, clients), a column per engine phase (mean ms), the phases longest overall first."""
+    overall: dict[str, float] = {}
+    for found in phases.values():
+        for phase, (_, mean) in found.items():
+            overall[phase] = max(overall.get(phase, 0.0), mean)
+    columns = sorted(overall, key=lambda phase: -overall[phase])[:shown]
+    print("\n| workers, clients | " + " | ".join(f"{phase} ms" for phase in columns) + " |")
+    print("|---" * (len(columns) + 1) + "|")
+    for name, found in phases.items():
+        cells = [f"{1000 * found[phase][1]:.2f}" if phase in found else "" for phase in columns]
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:
@@ -86,17 +102,13 @@ def main() -> None:
         keys.mkdir()
         shutil.copy(args.input / "circuit.zkey", keys / "input.zkey")
         for workers in args.workers:
-            got_rows, got, phases[workers] = serve_rows(args, workers, keys, Path(folder) / f"state-{workers}")
-            rows += got_rows
-            replies += got
+            got_rows, got, found = serve_rows(args, workers, keys, Path(folder) / f"state-{workers}")
+            rows, replies, phases = rows + got_rows, replies + got, phases | found
     bad = check(args.input, replies)
     print(f"\n{today()}, {machine()}; backend {args.backend}, {args.input}")
     print("command: python benchmarks/serve/load_input.py " + " ".join(sys.argv[1:]))
     print_latency_table("workers, clients", rows)
-    print("\n| workers | phase (engine, all runs) | spans | mean ms |\n|---|---|---|---|")
-    for workers, found in phases.items():
-        for phase, (count, mean) in sorted(found.items(), key=lambda item: -item[1][1]):
-            print(f"| {workers} | {phase} | {count} | {1000 * mean:.2f} |")
+    print_phases(phases)
     print(f"\n{len(replies) - bad} of {len(replies)} proofs verified")
 
 
