@@ -23,6 +23,7 @@ from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 Steps = list[tuple[str, float, float]]  # (step, start, end) in perf_counter seconds
 
 _QAP: SparseQap | None = None  # the worker's copy of the circuit's matrices
+JOIN_S = 10.0  # seconds close() waits for the pool's manager thread once the worker was ended
 
 
 def _start(qap: SparseQap) -> None:
@@ -57,7 +58,18 @@ class WitnessProcess:
         return self._pool.submit(make_witness, job)
 
     def close(self) -> None:
+        """End the worker now: the jobs not started are cancelled, and one being made is not waited for (after a
+        Ctrl-C its witness is not wanted, and the worker, which ignores SIGINT, would finish it first). The pool's
+        manager thread ends here, before the interpreter's exit: Python 3.11's exit hook wakes every such thread
+        still alive through its wake-up pipe, and one that had closed that pipe already made it print a traceback
+        (the pipe is guarded from 3.12 on). The pool's own attributes are read where they exist (3.10–3.13)."""
+        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        manager = getattr(self._pool, "_executor_manager_thread", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        if manager is not None:
+            manager.join(JOIN_S)
 
     def __enter__(self) -> WitnessProcess:
         return self

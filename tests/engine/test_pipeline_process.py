@@ -87,3 +87,34 @@ def test_cli_proves_and_verifies_with_either_synthesis(synthesis: str, capsys: p
     argv = ["prove", "--circuit", "cubic", "--constraints", "8", "--backend", "reference", "--proofs", "2"]
     assert main([*argv, "--synthesis", synthesis, "--quiet"]) == 0
     assert "2 proof(s): all verify" in capsys.readouterr().out
+
+
+def slow_circuit() -> Any:
+    """A job that keeps the worker busy for a minute (module-level: it is pickled to the worker)."""
+    import time
+
+    time.sleep(60)
+    return build("cubic", BN254.Fr, target_constraints=TARGET, seed=3)
+
+
+def test_closing_ends_a_busy_worker_at_once() -> None:
+    """close() does not wait for the witness being made (after a Ctrl-C it is not wanted): the worker is ended and
+    the pool's manager thread is gone before close() returns, so nothing is left for the interpreter's exit."""
+    import threading
+    import time
+
+    from cuzk.engine.witness_process import WitnessProcess
+
+    _, prover = compiled_prover()
+    process = WitnessProcess(prover.qap)
+    busy = process.submit(slow_circuit)
+    workers = list(process._pool._processes.values())  # type: ignore[union-attr]
+    deadline = time.monotonic() + 30
+    while not busy.running() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert busy.running(), "the worker never took the job"
+    began = time.monotonic()
+    process.close()
+    assert time.monotonic() - began < 10
+    assert workers and all(not worker.is_alive() for worker in workers)
+    assert not [t for t in threading.enumerate() if "ExecutorManagerThread" in type(t).__name__]
