@@ -124,7 +124,7 @@ def _read_and_check(
         checked.set_result(True)
         return zkey, key_qap, witness, r1cs
 
-    read = None
+    read: tuple[ZKey, Future[SparseQap], Witness, R1cs | None] | None = None
     try:
         if starting.known is not None and has_capability(starting.known, DEVICE):  # decodes nothing on the host
             read = read_all(starting.known)

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
-from cuzk.serve.jobs import Job, JobQueue, Outcome
+from cuzk.serve.jobs import Job, JobQueue, Outcome, WtnsBytes
 from cuzk.serve.keys import KeyRegistry
 from cuzk.serve.witness_slots import WitnessSlots
 from cuzk.serve.worker import DeviceProver, Hooks, Worker
@@ -102,7 +102,11 @@ def receive(conn: Connection, jobs: JobQueue, witnesses: WitnessSlots | None) ->
             if message[0] == STOP:
                 return
             _, tag, key, slot, length = message
-            wtns = conn.recv_bytes() if slot is None or witnesses is None else witnesses.view(slot, length)
+            if slot is None:
+                wtns: WtnsBytes = conn.recv_bytes()
+            else:  # the head sends a slot only to a child it spawned with its witness slots
+                assert witnesses is not None, "a witness slot named to a child that shares none"
+                wtns = witnesses.view(slot, length)
         except (EOFError, OSError):
             return
         jobs.put(Job(str(tag), key, wtns, durable=False), force=True)
