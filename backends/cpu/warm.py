@@ -25,6 +25,7 @@ process waits for it instead of compiling the same kernels again.
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 import signal
 import subprocess
@@ -223,12 +224,21 @@ def tasks_of(work: str, sizes: WorkSizes | None = None) -> list[str]:
 
 def stamp(curve: Curve, task: str) -> Path:
     """The file that says ``task``'s kernels for ``curve`` are in the cache, for these sources and this CPU."""
+    folder, cpu, fingerprint = _stamp_parts()
+    return folder / f"warm-{curve.name}-{task}-{cpu}-{fingerprint}.done"
+
+
+@functools.cache
+def _stamp_parts() -> tuple[Path, str, str]:
+    """What every stamp's path holds beside its curve and task, fixed for a process (numba reads its cache folder
+    when it is imported): asked once, since a server's check asks whether its kernels are ready for every proof
+    (numba's cache locator and llvmlite's CPU query took 0.7 ms a question)."""
     import llvmlite.binding
 
     from cuzk.backends.cpu.jit import package_cache_path, source_fingerprint
 
     cpu = "".join(ch if ch.isalnum() else "_" for ch in llvmlite.binding.get_host_cpu_name())
-    return package_cache_path() / f"warm-{curve.name}-{task}-{cpu}-{source_fingerprint().hex()[:16]}.done"
+    return package_cache_path(), cpu, source_fingerprint().hex()[:16]
 
 
 def done(curve: Curve, task: str) -> bool:
