@@ -4,9 +4,11 @@ more than its live arrays, and trimming the pool between proofs does not close t
 :class:`PoolGrowthLog` puts itself in front of the allocator CuPy uses (``cupy.cuda.set_allocator``: the default
 pool, with the engine's allocator of the largest arrays in front of it once a context is open) and writes one JSON
 line per request that made the pool take new device memory: the request's size, what the pool grew by, the bytes
-it held free just before (a request the free blocks could not serve: fragmentation) and in live arrays, and the
-Python frames that asked. Requests served from the pool's free blocks are only counted. Requests are serialised
-by a lock while it logs (a diagnostic: the order of the growth is what it is for).
+it held free just before (a request the free blocks could not serve: fragmentation) and in live arrays, the
+largest arrays' bytes outside it, the device's whole use (total − free: the rest is the context and the kernels'
+reserved local memory), and the Python frames that asked. Requests served from the pool's free blocks are only
+counted. Requests are serialised by a lock while it logs (a diagnostic: the order of the growth is what it is
+for).
 """
 
 from __future__ import annotations
@@ -19,8 +21,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from cuzk.backends.cuda import large_blocks
+
 FRAMES = 10  # the frames kept per growth, innermost last
 HELPERS = {"uploads.py", "context.py", "device.py", "pool_log.py"}  # the allocation helpers every request goes through
+
+
+def device_used(cupy: Any) -> int:
+    """The device memory in use (total − free): what the process holds beside what the pool and the large arrays
+    account for (the context, the modules, the kernels' reserved local memory)."""
+    free, total = cupy.cuda.runtime.memGetInfo()
+    return int(total - free)
 
 
 class PoolGrowthLog:
@@ -51,6 +62,9 @@ class PoolGrowthLog:
                     "grew": grew,
                     "free_before": free,
                     "used_after": self._pool.used_bytes(),
+                    "pool_after": self._pool.total_bytes(),
+                    "large_live": large_blocks.live_bytes(),  # the largest arrays, outside the pool
+                    "device_used": device_used(self._cupy),  # the process's whole hold: pool, large, context, local
                     "thread": threading.current_thread().name,
                     "frames": frames[-FRAMES:],
                 }

@@ -48,6 +48,7 @@ class DevicePeak:
         physical pages, so free memory need not be one piece) instead of its own pool, whose free blocks split."""
         self.peak, self.live_peak, self.since, self._stop = 0, 0, 0, threading.Event()
         self.held_since = 0  # the largest held since the last restart
+        self.held_parts: dict[str, int] = {}  # at that peak: the pool (its free blocks), the large arrays, the rest
         try:
             import cupy
 
@@ -62,6 +63,10 @@ class DevicePeak:
     def _sample(self, interval: float) -> None:
         while not self._stop.is_set():
             free, total = self._info()
+            if total - free > self.held_since:  # what the held peak is made of, read at once (approximately)
+                pool, pool_free = self._pool.total_bytes(), self._pool.free_bytes()
+                self.held_parts = {"pool": pool, "pool_free": pool_free, "large": large_blocks.live_bytes()}
+                self.held_parts["rest"] = total - free - pool - self.held_parts["large"]
             self.peak, self.held_since = max(self.peak, total - free), max(self.held_since, total - free)
             used = self._pool.used_bytes() + large_blocks.live_bytes()  # the largest arrays are outside the pool
             self.live_peak, self.since = max(self.live_peak, used), max(self.since, used)
@@ -69,6 +74,7 @@ class DevicePeak:
 
     def restart(self) -> None:
         self.since = self.held_since = 0
+        self.held_parts = {}
 
     def now(self) -> str:
         """The device's memory in use now and the share of it CuPy's pool holds unused (empty without CuPy)."""
@@ -185,12 +191,14 @@ def measure(
         "verified": ok,
         "device_live_peak_gb": round(proofs_live / 1e9, 2),
         "device_held_peak_gb": round(proofs_held / 1e9, 2),
+        "device_held_parts_gb": {part: round(value / 1e9, 2) for part, value in device.held_parts.items()},
         "allocation_retries": retries,
     }
     print(
         f"  {label}: proofs {row['walls_ms']} ms, prove span {row['prove_ms']} ms, "
         f"overhead {row['overhead_pct']} % of it, {row['wall_overhead_pct']} % of the last wall, verified {ok}, "
-        f"live arrays at most {row['device_live_peak_gb']} GB (held {row['device_held_peak_gb']} GB), "
+        f"live arrays at most {row['device_live_peak_gb']} GB (held {row['device_held_peak_gb']} GB: "
+        f"{row['device_held_parts_gb']}), "
         f"{retries} allocations tried again (the pool emptied)",
         flush=True,
     )
