@@ -25,17 +25,14 @@ process waits for it instead of compiling the same kernels again.
 from __future__ import annotations
 
 import atexit
-import functools
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from subprocess import DEVNULL
 from typing import IO, Any
 
@@ -44,6 +41,7 @@ import numpy as np
 from cuzk.backends import limbs
 from cuzk.backends.capabilities import BINARY_FIELD_OPS, UNARY_FIELD_OPS, WarmUp, WorkSizes
 from cuzk.backends.cpu.free_scalars import SPLIT_MIN
+from cuzk.backends.cpu.stamps import done, in_flight, stamp, task_lock
 from cuzk.backends.cpu.straus import STRAUS_BELOW
 from cuzk.backends.env import usable_cores
 from cuzk.reference.curves import Curve, curve_by_name
@@ -219,34 +217,7 @@ def tasks_of(work: str, sizes: WorkSizes | None = None) -> list[str]:
     return [name for name, task in TASKS.items() if work in task.works and reached(task)]
 
 
-# --- stamps: which tasks this cache already holds ---------------------------------------------------------------
-
-
-def stamp(curve: Curve, task: str) -> Path:
-    """The file that says ``task``'s kernels for ``curve`` are in the cache, for these sources and this CPU."""
-    folder, cpu, fingerprint = _stamp_parts()
-    return folder / f"warm-{curve.name}-{task}-{cpu}-{fingerprint}.done"
-
-
-@functools.cache
-def _stamp_parts() -> tuple[Path, str, str]:
-    """What every stamp's path holds beside its curve and task, fixed for a process (numba reads its cache folder
-    when it is imported): asked once, since a server's check asks whether its kernels are ready for every proof
-    (numba's cache locator and llvmlite's CPU query took 0.7 ms a question)."""
-    import llvmlite.binding
-
-    from cuzk.backends.cpu.jit import package_cache_path, source_fingerprint
-
-    cpu = "".join(ch if ch.isalnum() else "_" for ch in llvmlite.binding.get_host_cpu_name())
-    return package_cache_path(), cpu, source_fingerprint().hex()[:16]
-
-
-def done(curve: Curve, task: str) -> bool:
-    """Whether ``task``'s kernels for ``curve`` load without compiling: stamped in the cache, or shipped
-    (:mod:`.prebuilt`, built for a generic x86-64 CPU)."""
-    from cuzk.backends.cpu import prebuilt
-
-    return stamp(curve, task).exists() or prebuilt.covers(curve.name, task)
+# --- which tasks this cache already holds (the stamps: .stamps) -------------------------------------------------
 
 
 def ready(curve: Curve, work: str, sizes: WorkSizes | None = None) -> bool:
@@ -254,40 +225,11 @@ def ready(curve: Curve, work: str, sizes: WorkSizes | None = None) -> bool:
     return all(done(curve, name) for name in tasks_of(work, sizes))
 
 
-@contextmanager
-def _task_lock(curve: Curve, task: str, *, wait: bool = True) -> Iterator[bool]:
-    """An exclusive lock on ``task``'s lock file for the block; yields whether it was taken (``wait`` False: not
-    when another process holds it). Always taken where fcntl is missing."""
-    try:
-        import fcntl
-    except ImportError:
-        yield True
-        return
-    path = stamp(curve, task).with_suffix(".lock")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _in_flight(curve: Curve, task: str) -> bool:
-    """Whether another process is running ``task`` now (holds its lock)."""
-    with _task_lock(curve, task, wait=False) as taken:
-        return not taken
-
-
 def pending(curve: Curve, work: str, sizes: WorkSizes | None = None, *, background: bool = False) -> list[str]:
     """The tasks of ``work`` (for ``sizes``) whose kernels are not yet in the cache; for a background warm-up, not
     those another process is running either."""
     undone = [name for name in tasks_of(work, sizes) if not done(curve, name)]
-    return [name for name in undone if not (background and _in_flight(curve, name))]
+    return [name for name in undone if not (background and in_flight(curve, name))]
 
 
 def _units(tasks: list[str]) -> list[list[str]]:
@@ -394,7 +336,7 @@ def main(argv: list[str]) -> int:
     curve, backend = curve_by_name(argv[0]), CpuBackend(threads=1)
     for name in argv[1:]:
         path = stamp(curve, name)
-        with _task_lock(curve, name):
+        with task_lock(curve, name):
             if path.exists():
                 continue
             TASKS[name].run(backend, curve)
