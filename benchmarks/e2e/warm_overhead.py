@@ -27,8 +27,13 @@ def main() -> None:
     parser.add_argument("--backend", default="cpu")
     parser.add_argument("--proofs", type=int, default=10)
     parser.add_argument("--warm-up", type=int, default=2)
+    parser.add_argument(
+        "--g2", choices=("beside", "after"), help="B_G2 beside the G1 MSMs or after them (default: the engine's)"
+    )
     args = parser.parse_args()
-    prover = ZkeyProver(read_zkey(args.zkey), args.backend, verify=False)
+    lane = {"beside": True, "after": False, None: None}[args.g2]
+    prover = ZkeyProver(read_zkey(args.zkey), args.backend, verify=False, g2_in_parallel=lane)
+    print(f"B_G2 {'beside' if prover.g2_in_parallel else 'after'} the G1 MSMs", flush=True)
     empty = prover.backend.host_array if has_capability(prover.backend, KEPT_SCALARS) else None
     values = read_wtns(args.witness, **({"empty": empty} if empty else {})).values
     rows = []

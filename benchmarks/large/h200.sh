@@ -3,7 +3,8 @@
 # benchmarks/large/prove.py for each size of LOGS (default 20,22) and curve of CURVES (default bls12_381), one
 # process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
 # bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
-# where B_G2 runs instead of the GPU, G2_AFTER=1 B_G2 on the GPU after the G1 MSMs (not beside them); DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
+# where B_G2 runs instead of the GPU, G2_AFTER=1 B_G2 on the GPU after the G1 MSMs, G2_BESIDE=1 on a thread
+# beside them (default: the engine's, after them on one device); DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
 # kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it; TRACE=1 writes each
 # witness's last proof as a Chrome trace; COMPARE_WINDOW=c then proves each witness again with every query MSM in
 # c-bit windows (rows "porep_wc", "dense_wc"); ASYNC_POOL=1 has CuPy allocate through CUDA's stream-ordered pool;
@@ -32,10 +33,10 @@ if [[ -n ${DENSITY:-} ]]; then  # DENSITY=24: msm_density.py at 2^24 first, ever
 fi
 for curve in ${CURVES:-bls12_381}; do
   for log in $(echo "${LOGS:-20,22}" | tr , ' '); do
-    name="$curve-$log${G2_BACKEND:+-g2$G2_BACKEND}${G2_AFTER:+-g2after}"
+    name="$curve-$log${G2_BACKEND:+-g2$G2_BACKEND}${G2_AFTER:+-g2after}${G2_BESIDE:+-g2beside}"
     /usr/bin/time -f "$name: %e s wall, %M KB max resident" timeout "${RUN_TIMEOUT:-300}" python3 \
       benchmarks/large/prove.py --curve "$curve" --log "$log" --backend cuda --proofs "${PROOFS:-2}" \
-      ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} ${G2_AFTER:+--g2-after} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
+      ${G2_BACKEND:+--g2-backend "$G2_BACKEND"} ${G2_AFTER:+--g2-after} ${G2_BESIDE:+--g2-beside} --witness "${WITNESS:-porep,dense}" --json "$LOGS_DIR/$name.json" \
       ${TRACE:+--trace "$LOGS_DIR/$name-trace"} ${COMPARE_WINDOW:+--compare-window "$COMPARE_WINDOW"} \
       ${ASYNC_POOL:+--async-pool} ${APART:+--apart-fraction "$APART"} ${PINNED:+--pinned-witness} ${TRIM_POOL:+--trim-pool} ${WTNS:+--wtns "$WTNS"} ${POOL_LOG:+--pool-log "$LOGS_DIR"} \
       > "$LOGS_DIR/$name.txt" 2>&1 || echo "$name: FAILED (rc $?)"

@@ -133,11 +133,11 @@ def prove_witness(
 
 
 def make_inputs(
-    curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[str, float], *, g2_after: bool = False
+    curve: Any, backend: Any, g2_backend: Any, log: int, made: dict[str, float], *, g2_beside: bool | None = None
 ) -> dict[str, Any]:
     """The porep circuit, its key kept on the device (B₂ on the host when B_G2 runs there), the prover and the QAP's
-    A and B on the witness backend. ``g2_after``: B_G2 runs after the G1 MSMs instead of on a thread beside them
-    (on one device their kernels share one stream either way; apart, their working memory is never held at once)."""
+    A and B on the witness backend. ``g2_beside``: B_G2 on a thread beside the G1 MSMs (True) or after them
+    (False); None: the engine's default (:func:`~cuzk.engine.prover.g2_beside`: after them on one device)."""
     constraints = (1 << log) - NUM_INPUTS
     with step(made, "circuit (porep witness)"):
         circuit = gates(curve, constraints, backend, witness="porep")
@@ -154,7 +154,7 @@ def make_inputs(
         keep = ("g1", "g2") if g2_backend is backend else ("g1",)
         pk = setup_arrays(curve, qap_rows, NUM_INPUTS, num_variables, toxic, backend, keep=keep, progress=progress)
     with step(made, "prover (key's small terms)"):
-        prover = Prover(pk, backend, g2_backend=g2_backend, g2_in_parallel=not g2_after, verify=False)
+        prover = Prover(pk, backend, g2_backend=g2_backend, g2_in_parallel=g2_beside, verify=False)
     with step(made, "A, B on the witness backend"):
         where = witness_backend(backend, from_key=True)
         qap = SparseQap.from_csr(where, curve, qap_rows[:2], constraints, num_variables, n)
@@ -233,9 +233,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--witness", default="porep,dense")
     parser.add_argument("--proofs", type=int, default=3)
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
-    parser.add_argument(
-        "--g2-after", action="store_true", help="B_G2 after the G1 MSMs, not beside them (their memory apart)"
-    )
+    lane = parser.add_mutually_exclusive_group()  # neither: the engine's default (after them on one device)
+    lane.add_argument("--g2-after", action="store_true", help="B_G2 after the G1 MSMs (their memory apart)")
+    lane.add_argument("--g2-beside", action="store_true", help="B_G2 on a thread beside the G1 MSMs")
     parser.add_argument("--json")
     parser.add_argument(
         "--apart-fraction", type=float, help="arrays of this fraction of the device's memory or more outside the pool"
@@ -272,12 +272,13 @@ def main() -> None:
     made: dict[str, float] = {}
     print(f"{curve.name} 2^{args.log} on {backend.name}", flush=True)
     g2_backend = get_backend(args.g2_backend) if args.g2_backend else backend
-    inputs = make_inputs(curve, backend, g2_backend, args.log, made, g2_after=args.g2_after)
+    g2_beside = True if args.g2_beside else False if args.g2_after else None
+    inputs = make_inputs(curve, backend, g2_backend, args.log, made, g2_beside=g2_beside)
     if args.trim_pool:
         print(f"  the pool trimmed after the setup in {trim_pool() * 1e3:.1f} ms; {device.now()}", flush=True)
     z, publics = inputs["z"], inputs["publics"]
     results: dict[str, Any] = {"curve": curve.name, "log": args.log, "backend": backend.name, "made_s": made}
-    results["g2_backend"], results["g2_after"] = g2_backend.name, args.g2_after
+    results["g2_backend"], results["g2_beside"] = g2_backend.name, inputs["prover"].g2_in_parallel
     results["porep_counts"] = inputs["counts"]
     for kind in args.witness.split(","):
         if kind != "porep":

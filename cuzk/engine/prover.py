@@ -50,6 +50,7 @@ from cuzk.backends.protocol import (
 from cuzk.backends.registry import host_backend, resolve_backend
 from cuzk.engine.assembly import Assembly, Terms, long_lived, prepare, small_msm_backend
 from cuzk.engine.calls import Scalars, TimedCalls
+from cuzk.engine.lanes import batches_msms, g2_beside
 from cuzk.engine.timing import Recorder
 from cuzk.engine.verify import check_made_proof
 from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
@@ -99,20 +100,14 @@ def check_prover_arguments(pk: Any, **flags: Any) -> None:
             raise ArgumentTypeError(f"{name} must be True, False or None, got {type(value).__name__}")
 
 
-def batches_msms(backend: Backend) -> bool:
-    """Whether the engine gives ``backend`` its G1 MSMs as one ``msm_batch`` call by default: a device backend
-    with MSM_BATCH, whose every call ends by waiting for the device. A host backend runs a batch as the same loop
-    of MSMs, so separate calls cost it nothing and keep a timings row per MSM."""
-    return has_capability(backend, MSM_BATCH) and has_capability(backend, DEVICE)
-
-
 class Prover:
     """Proves witnesses for one proving key.
 
     ``backend`` runs the NTTs and the G1 MSMs (a name, None for $CUZK_BACKEND/auto, or a backend object).
-    ``g2_backend`` runs the B_G2 MSM (default: the same backend); with ``g2_in_parallel`` (default) on a thread of
-    its own, overlapping H and the G1 MSMs. ``window`` overrides every query MSM's Pippenger window. ``batch`` runs
-    the four G1 MSMs as one ``msm_batch`` call (default: :func:`batches_msms`; True needs MSM_BATCH). ``verify``
+    ``g2_backend`` runs the B_G2 MSM (default: the same backend); with ``g2_in_parallel`` on a thread of its own,
+    overlapping H and the G1 MSMs, else after them (default: :func:`g2_beside`). ``window`` overrides every query
+    MSM's Pippenger window. ``batch`` runs the four G1 MSMs as one ``msm_batch`` call (default:
+    :func:`batches_msms`; True needs MSM_BATCH). ``verify``
     checks every proof before returning it (default: $CUZK_VERIFY). The timings of the latest proofs are in
     ``recorder`` (by default one that keeps the last SPAN_LIMIT spans, so that a Prover running for days keeps flat
     memory; pass ``Recorder()`` to keep all). ``proofs``: how many proofs this Prover is expected to make (None:
@@ -126,7 +121,7 @@ class Prover:
         backend: Backend | str | None = None,
         *,
         g2_backend: Backend | str | None = None,
-        g2_in_parallel: bool = True,
+        g2_in_parallel: bool | None = None,
         window: int | None = None,
         batch: bool | None = None,
         recorder: Recorder | None = None,
@@ -139,7 +134,8 @@ class Prover:
         self.pk, self.curve = pk, pk.curve
         self.backend = resolve_backend(backend)
         self.g2_backend = self.backend if g2_backend is None else resolve_backend(g2_backend)
-        self.g2_in_parallel, self.window = g2_in_parallel, window
+        self.g2_in_parallel = g2_beside(self.backend, self.g2_backend) if g2_in_parallel is None else g2_in_parallel
+        self.window = window
         self.batch = batches_msms(self.backend) if batch is None else batch
         if self.batch and not has_capability(self.backend, MSM_BATCH):
             raise ParameterError(f"batch=True, but backend {self.backend.name!r} does not offer msm_batch")
@@ -388,6 +384,7 @@ __all__ = [
     "Prover",
     "batches_msms",
     "check_prover_arguments",
+    "g2_beside",
     "small_msm_backend",
     "verify_from_env",
 ]
