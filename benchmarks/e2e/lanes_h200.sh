@@ -2,7 +2,8 @@
 # B_G2's lane on one GPU (issue 27 item 3, issue 24's overhead): warm BN254 2^20 proofs in one process with B_G2
 # beside the G1 MSMs and after them, alternated ROUNDS times (benchmarks/e2e/warm_overhead.py), then (LARGE=1) the
 # 2^27 PoRep-like proofs with the engine's default lane and every array in CuPy's pool (APART=1: none kept apart),
-# against the default of 1/64 apart. Whole output in $OUT/lanes.txt; the medians printed.
+# against the default of 1/64 apart. Whole output in $OUT/lanes.txt (each lane's last proof as a Chrome trace,
+# $OUT/warm-LANE.trace.json); the medians printed.
 #     bash benchmarks/e2e/lanes_h200.sh
 set -uo pipefail
 OUT=${OUT:-out}; E2E=${E2E:-/tmp/e2e}; mkdir -p "$OUT" "$E2E"
@@ -22,7 +23,7 @@ for round in $(seq "${ROUNDS:-2}"); do
   for lane in beside after; do
     echo "== B_G2 $lane, round $round" | tee -a "$OUT/lanes.txt"
     python3 benchmarks/e2e/warm_overhead.py "$input/circuit.zkey" "$input/witness.wtns" --backend cuda \
-      --proofs "${PROOFS:-15}" --g2 "$lane" >> "$OUT/lanes.txt" 2>&1
+      --proofs "${PROOFS:-15}" --g2 "$lane" --trace "$OUT/warm-$lane.trace.json" >> "$OUT/lanes.txt" 2>&1
     tail -2 "$OUT/lanes.txt"
   done
 done

@@ -14,7 +14,7 @@ import statistics
 import time
 
 from cuzk.backends.protocol import KEPT_SCALARS, has_capability
-from cuzk.engine.timing import Recorder, overhead, overhead_gaps
+from cuzk.engine.timing import Recorder, chrome_trace, overhead, overhead_gaps
 from cuzk.engine.zkey import ZkeyProver
 from cuzk.formats.wtns import read_wtns
 from cuzk.formats.zkey import read_zkey
@@ -30,6 +30,7 @@ def main() -> None:
     parser.add_argument(
         "--g2", choices=("beside", "after"), help="B_G2 beside the G1 MSMs or after them (default: the engine's)"
     )
+    parser.add_argument("--trace", help="the last proof as a Chrome trace, written to this file")
     args = parser.parse_args()
     lane = {"beside": True, "after": False, None: None}[args.g2]
     prover = ZkeyProver(read_zkey(args.zkey), args.backend, verify=False, g2_in_parallel=lane)
@@ -66,6 +67,8 @@ def main() -> None:
         "largest gaps of the last: "
         + "; ".join(f"{(g.end - g.start) * 1e3:.2f} ms {g.before} → {g.after}" for g in gaps)
     )
+    if args.trace:
+        print(f"trace: {chrome_trace(last, args.trace)}")
 
 
 if __name__ == "__main__":
