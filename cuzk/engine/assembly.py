@@ -137,12 +137,16 @@ class Assembly:
         """The G1 sums over [α]₁, [β]₁, [δ]₁: [α]₁ + r·[δ]₁ of [A]₁, and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ of [C]₁."""
         return {"a_fixed": (self.fixed_g1, [1, 0, r]), "c_fixed": (self.fixed_g1, [s, r, r * s % self.curve.r])}
 
-    def b_g2(self, sum_b_g2: np.ndarray, s: int) -> Point:
-        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j]: an MSM over the two fixed points on the G2 small-MSM
-        backend, and one addition on the host."""
+    def b_g2_fixed(self, s: int) -> Point:
+        """[β]₂ + s·[δ]₂, the fixed part of [B]₂: an MSM over the two fixed points on the G2 small-MSM backend. It
+        needs no MSM result, so a prover runs it while the device makes the query MSMs."""
         k = limbs.ints_to_limbs([1, s], limbs.FR_LIMBS)
         fixed = self.calls.msm(self.small["g2"], "assemble_g2", self.curve, "g2", self.fixed_g2, k, None)
-        return self._point("g2", fixed) + self._point("g2", sum_b_g2)
+        return self._point("g2", fixed)
+
+    def b_g2(self, sum_b_g2: np.ndarray, fixed: Point) -> Point:
+        """[B]₂ = ([β]₂ + s·[δ]₂) + Σ z_j·b_g2_query[j], from the query MSM's sum and :meth:`b_g2_fixed`."""
+        return fixed + self._point("g2", sum_b_g2)
 
     def proof(self, sums: dict[str, np.ndarray], b_g2: Point, r: int, s: int) -> Proof:
         """The proof from the query MSMs' ``sums`` (by key; with the fixed terms when they were batched), by the

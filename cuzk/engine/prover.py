@@ -285,26 +285,35 @@ class Prover:
     ) -> Proof:
         """Phases 2–5 of one proof."""
         z_g2 = kept if self.g2_backend is self.backend else z
-        b_g2 = self._b_g2_thread.submit(self._b_g2, z_g2, s) if self.g2_in_parallel else None  # the longest MSM
+        # beside: B_G2 on its thread (the longest MSM); after: only its fixed part there, its MSM after the G1 MSMs
+        beside, thread = self.g2_in_parallel, self._b_g2_thread
+        lane = thread.submit(self._b_g2, z_g2, s) if beside else thread.submit(self._b_g2_fixed, s)
         try:
             scalars: dict[str, Scalars] = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(abc_kept if abc_kept is not None and self.keeps else abc)
             sums = self._msms_g1(scalars, self.assembly.fixed_terms(r, s))
+            total = None if beside else self._b_g2_sum(z_g2)
             with self.recorder.span("wait_b_g2"):
-                b_g2_point = b_g2.result() if b_g2 is not None else self._b_g2(z_g2, s)
+                point = lane.result()  # [B]₂ beside, else its fixed part
+                b_g2_point = point if total is None else self.assembly.b_g2(total, point)
         finally:  # no B_G2 outlives its proof, whatever was raised here
-            if b_g2 is not None:
-                wait([b_g2])
+            wait([lane])
         with self.recorder.span("assemble"):
             return self.assembly.proof(sums, b_g2_point, r, s)
 
     def _b_g2(self, z: Scalars, s: int) -> Point:
-        """[B]₂: the B_G2 MSM (the seed's tail MSM, on its own thread with ``g2_in_parallel``) and its fixed terms."""
+        """[B]₂ on B_G2's thread: the B_G2 MSM (the seed's tail MSM), then its fixed terms."""
+        total = self._b_g2_sum(z)
+        return self.assembly.b_g2(total, self._b_g2_fixed(s))
+
+    def _b_g2_sum(self, z: Scalars) -> np.ndarray:
         with self.recorder.span("msm_b_g2", group="g2", n=len(z)):
-            total = self.calls.msm(self.g2_backend, "msm_b_g2", self.curve, "g2", self.bases["b_g2"], z, self.window)
+            return self.calls.msm(self.g2_backend, "msm_b_g2", self.curve, "g2", self.bases["b_g2"], z, self.window)
+
+    def _b_g2_fixed(self, s: int) -> Point:
         with self.recorder.span("assemble_g2"):
-            return self.assembly.b_g2(total, s)
+            return self.assembly.b_g2_fixed(s)
 
     def _h(self, abc: tuple[Scalars, ...]) -> Scalars:
         """The h_query scalars as (m, 4) limbs from A·z, B·z, C·z on the domain: by the backend's fused
