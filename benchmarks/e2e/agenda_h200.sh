@@ -5,7 +5,9 @@
 # 3. the 2^27 BLS12-381 proofs' device memory, the proofs now checked on the host (benchmarks/large/session_h200.sh);
 # 4. `cuzk groth16 prove` as a user runs it, BN254 2^20 and 2^22 (benchmarks/e2e/h200.sh);
 # 5. the 2^27 proofs with B_G2 on the GPU after the G1 MSMs instead of beside them (G2_AFTER=1): their working
-#    memory apart, against part 3's held peak (issue 27's ≤ 120 GB).
+#    memory apart, against part 3's held peak (issue 27's ≤ 120 GB);
+# 6. B_G2's lane on one GPU, now the engine's default after the G1 MSMs: warm BN254 2^20 proofs beside and after,
+#    then 2^27 PoRep-like proofs with every array in CuPy's pool (benchmarks/e2e/lanes_h200.sh).
 # STEPS (default 1) picks the parts (several in one call: STEPS=14); each part's whole output is written under WORK
 # (default /tmp/agenda, kept while the machine stays warm) and packed at the end into $OUT/agenda.tgz, one file,
 # since the device tool brings back eight at most; the summary lines are printed.
@@ -30,6 +32,10 @@ fi
 if [[ $STEPS == *5* ]]; then
   G2_AFTER=1 RUNS="LOGS=27 RUN_TIMEOUT=420" OUT=$OUT bash benchmarks/large/session_h200.sh > "$OUT/large_g2after_log.txt" 2>&1
   grep -E "porep:|dense:|device now|bls12_381-27|Error" "$OUT/large_g2after_log.txt"
+fi
+if [[ $STEPS == *6* ]]; then
+  ROUNDS=${ROUNDS:-2} OUT=$OUT bash benchmarks/e2e/lanes_h200.sh > "$OUT/lanes_log.txt" 2>&1
+  grep -E "^==|^medians|porep|wall, |imported" "$OUT/lanes_log.txt"
 fi
 if [[ $STEPS == *4* ]]; then
   LOGS_BN254=${LOGS_BN254:-20,22} LOGS_BLS=${LOGS_BLS:-} WARM_RUNS=${WARM_RUNS:-3} OUT=$OUT \
