@@ -6,7 +6,7 @@
 # 4. `cuzk groth16 prove` as a user runs it, BN254 2^20 and 2^22 (benchmarks/e2e/h200.sh);
 # 5. the 2^27 proofs with B_G2 on the GPU after the G1 MSMs instead of beside them (G2_AFTER=1): their working
 #    memory apart, against part 3's held peak (issue 27's ≤ 120 GB);
-# 6. B_G2's lane on one GPU, now the engine's default after the G1 MSMs: warm BN254 2^20 proofs beside and after,
+# 6. B_G2's lane on one GPU (the engine's default: after the G1 MSMs from 2^25 points): warm 2^20 proofs both ways,
 #    then 2^27 PoRep-like proofs with every array in CuPy's pool (benchmarks/e2e/lanes_h200.sh).
 # STEPS (default 1) picks the parts (several in one call: STEPS=14); each part's whole output is written under WORK
 # (default /tmp/agenda, kept while the machine stays warm) and packed at the end into $OUT/agenda.tgz, one file,

@@ -4,7 +4,9 @@ its kernel spans and the rest (the engine's overhead), and the largest gaps of t
 
     python benchmarks/e2e/warm_overhead.py KEY.zkey WITNESS.wtns --backend cuda --proofs 10
 
-The first proofs (warm-up, by default 2) are left out of the medians.
+The first proofs (warm-up, by default 2) are left out of the medians. The host's kernels that a long-lived prover
+uses beside a device (its small MSMs, the check's pairing) are made ready first, as `cuzk serve` does before it
+listens (``--cold-host``: not, as on a fresh machine whose prover then runs them on the device).
 """
 
 from __future__ import annotations
@@ -14,7 +16,9 @@ import statistics
 import time
 
 from cuzk.backends.protocol import KEPT_SCALARS, has_capability
+from cuzk.backends.registry import get_backend
 from cuzk.engine.timing import Recorder, chrome_trace, overhead, overhead_gaps
+from cuzk.engine.warm import warm_up
 from cuzk.engine.zkey import ZkeyProver
 from cuzk.formats.wtns import read_wtns
 from cuzk.formats.zkey import read_zkey
@@ -31,9 +35,16 @@ def main() -> None:
         "--g2", choices=("beside", "after"), help="B_G2 beside the G1 MSMs or after them (default: the engine's)"
     )
     parser.add_argument("--trace", help="the last proof as a Chrome trace, written to this file")
+    parser.add_argument(
+        "--cold-host", action="store_true", help="do not first make the host's kernels ready (a server does)"
+    )
     args = parser.parse_args()
     lane = {"beside": True, "after": False, None: None}[args.g2]
-    prover = ZkeyProver(read_zkey(args.zkey), args.backend, verify=False, g2_in_parallel=lane)
+    zkey, backend = read_zkey(args.zkey), get_backend(args.backend)
+    if not args.cold_host:  # as `cuzk serve` does before it listens: the small MSMs and the check on the host
+        with warm_up(backend, zkey.curve, "prove", from_key=True, long_lived=True) as warming:
+            warming.wait()
+    prover = ZkeyProver(zkey, backend, verify=False, g2_in_parallel=lane)
     print(f"B_G2 {'beside' if prover.g2_in_parallel else 'after'} the G1 MSMs", flush=True)
     empty = prover.backend.host_array if has_capability(prover.backend, KEPT_SCALARS) else None
     values = read_wtns(args.witness, **({"empty": empty} if empty else {})).values

@@ -4,7 +4,7 @@
 # process each (so that each size's peak host memory is its own), PROOFS proofs per witness (default 2), each run
 # bounded by RUN_TIMEOUT seconds (default 300); WITNESS (default porep,dense) the witnesses, G2_BACKEND (e.g. cpu)
 # where B_G2 runs instead of the GPU, G2_AFTER=1 B_G2 on the GPU after the G1 MSMs, G2_BESIDE=1 on a thread
-# beside them (default: the engine's, after them on one device); DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
+# beside them (default: the engine's, after them from 2^25 points on one device); DENSITY=k first times benchmarks/large/msm_density.py at 2^k (kernel by
 # kernel). CUPY_GPU_MEMORY_LIMIT (e.g. 83%) caps CuPy's pool, and the plans keep within it; TRACE=1 writes each
 # witness's last proof as a Chrome trace; COMPARE_WINDOW=c then proves each witness again with every query MSM in
 # c-bit windows (rows "porep_wc", "dense_wc"); ASYNC_POOL=1 has CuPy allocate through CUDA's stream-ordered pool;

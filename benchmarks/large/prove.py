@@ -137,7 +137,7 @@ def make_inputs(
 ) -> dict[str, Any]:
     """The porep circuit, its key kept on the device (B₂ on the host when B_G2 runs there), the prover and the QAP's
     A and B on the witness backend. ``g2_beside``: B_G2 on a thread beside the G1 MSMs (True) or after them
-    (False); None: the engine's default (:func:`~cuzk.engine.prover.g2_beside`: after them on one device)."""
+    (False); None: the engine's default (:func:`~cuzk.engine.lanes.g2_beside`)."""
     constraints = (1 << log) - NUM_INPUTS
     with step(made, "circuit (porep witness)"):
         circuit = gates(curve, constraints, backend, witness="porep")
@@ -233,7 +233,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--witness", default="porep,dense")
     parser.add_argument("--proofs", type=int, default=3)
     parser.add_argument("--g2-backend", help="where B_G2 runs (default: the backend; cpu: beside it, the seed's way)")
-    lane = parser.add_mutually_exclusive_group()  # neither: the engine's default (after them on one device)
+    lane = parser.add_mutually_exclusive_group()  # neither: the engine's default (g2_beside)
     lane.add_argument("--g2-after", action="store_true", help="B_G2 after the G1 MSMs (their memory apart)")
     lane.add_argument("--g2-beside", action="store_true", help="B_G2 on a thread beside the G1 MSMs")
     parser.add_argument("--json")

@@ -14,13 +14,19 @@ def batches_msms(backend: Backend) -> bool:
     return has_capability(backend, MSM_BATCH) and has_capability(backend, DEVICE)
 
 
-def g2_beside(backend: Backend, g2_backend: Backend) -> bool:
-    """Whether B_G2 runs by default on a thread beside H and the G1 MSMs: yes, unless it runs on the G1 backend and
-    that is a device. A device runs its kernels in order on one stream, so B_G2 beside them ends no sooner, while
-    both MSMs' working memory is held at once (at 2^27 on an H200: the same proof times after as beside, and 2.7 GB
-    less held after, which brings the proof under issue 27's 120 GB: docs/performance.md). On a host backend the
-    thread overlaps B_G2 with the other phases' work on the cores; on another device, with the other device's."""
-    return not (g2_backend is backend and has_capability(backend, DEVICE))
+# B_G2's points from which it runs after the G1 MSMs on their device. At 2^27 (BLS12-381, an H200) after was as fast
+# as beside and held 2.7 GB less, which brought the proof under 120 GB; at 2^20 beside is the measured default (and on
+# PoCL at 2^14 after cost about 1 ms a proof of host-side overlap). Below 2^25 points B_G2's working memory is under
+# a GB (docs/performance.md).
+AFTER_FROM = 1 << 25
 
 
-__all__ = ["batches_msms", "g2_beside"]
+def g2_beside(backend: Backend, g2_backend: Backend, points: int) -> bool:
+    """Whether B_G2 over ``points`` points runs by default on a thread beside H and the G1 MSMs: yes, unless it
+    runs on the G1 backend, that is a device, and the MSM is large (AFTER_FROM). A device runs the two lanes'
+    kernels in turn on its one stream, so beside them B_G2 gains only the overlap of its host-side work with theirs,
+    while both MSMs' working memory is held at once: for the largest keys, what decides whether a proof fits."""
+    return not (g2_backend is backend and has_capability(backend, DEVICE) and points >= AFTER_FROM)
+
+
+__all__ = ["AFTER_FROM", "batches_msms", "g2_beside"]

@@ -134,7 +134,8 @@ class Prover:
         self.pk, self.curve = pk, pk.curve
         self.backend = resolve_backend(backend)
         self.g2_backend = self.backend if g2_backend is None else resolve_backend(g2_backend)
-        self.g2_in_parallel = g2_beside(self.backend, self.g2_backend) if g2_in_parallel is None else g2_in_parallel
+        beside = g2_beside(self.backend, self.g2_backend, len(pk.b_g2_query))
+        self.g2_in_parallel = beside if g2_in_parallel is None else g2_in_parallel
         self.window = window
         self.batch = batches_msms(self.backend) if batch is None else batch
         if self.batch and not has_capability(self.backend, MSM_BATCH):

@@ -25,7 +25,7 @@ from cuzk.backends.protocol import DEVICE
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.backends.registry import get_backend, host_backend, registered_backends
 from cuzk.cli import main
-from cuzk.engine.lanes import g2_beside
+from cuzk.engine import lanes
 from cuzk.engine.pipeline import prove_many
 from cuzk.engine.prover import ENV_VERIFY, Prover
 from cuzk.engine.setup import setup_with_toxic_waste
@@ -215,18 +215,22 @@ def test_b_g2_handshake_fails_rather_than_hangs_without_a_thread() -> None:
     assert time.perf_counter() - started < WAIT_SECONDS
 
 
-def test_b_g2_runs_after_the_g1_msms_on_one_device_and_beside_them_elsewhere() -> None:
-    """The default lane of B_G2 (g2_beside): after the G1 MSMs when it runs on the G1 backend and that is a device
-    (its kernels queue on the device's one stream either way, and apart the two MSMs' working memory is never held
-    at once), on its thread beside them on a host backend or on a device of its own; an explicit choice wins."""
+def test_b_g2_runs_after_the_g1_msms_of_a_large_key_on_one_device(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default lane of B_G2 (g2_beside): after the G1 MSMs when it runs on the G1 backend, that is a device and
+    the key is large (AFTER_FROM points: its working memory then decides whether a proof fits), else on its thread
+    beside them; an explicit choice wins."""
 
     class OneDevice(ReferenceBackend):
         name = "one-device-reference"
         capabilities = ReferenceBackend.capabilities | {DEVICE}
 
-    _cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
     device, other, host = OneDevice(), OneDevice(), ReferenceBackend()
-    assert not g2_beside(device, device) and g2_beside(device, other) and g2_beside(host, host)
+    large = lanes.AFTER_FROM
+    assert not lanes.g2_beside(device, device, large) and lanes.g2_beside(device, device, large - 1)
+    assert lanes.g2_beside(device, other, large) and lanes.g2_beside(host, host, large)
+    _cs, pk = keys(BN254, Reduction.LIBSNARK, size=1)
+    assert Prover(pk, device).g2_in_parallel, "a small key: beside"
+    monkeypatch.setattr(lanes, "AFTER_FROM", len(pk.b_g2_query))  # this key counts as large
     assert not Prover(pk, device).g2_in_parallel
     assert Prover(pk, device, g2_backend=other).g2_in_parallel
     assert Prover(pk, host).g2_in_parallel
