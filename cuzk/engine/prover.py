@@ -8,7 +8,7 @@ engine (SupraSeal C2) and of ark-groth16's ``create_proof``:
    one upload for every MSM), and A·z, B·z, C·z by the host backend's sparse products (:mod:`cuzk.engine.witness`)
    — before the proof, or beside the previous one in a pipeline (:mod:`cuzk.engine.pipeline`);
 2. B_G2: the MSM over b_g2_query on a thread of its own, started first and overlapping everything below, as the
-   seed's tail MSM (:meth:`Prover._b_g2`);
+   seed's tail MSM (:meth:`Prover._b_g2`); after the G1 MSMs for a large key on one device (:mod:`.lanes`);
 3. H: the quotient's scalars by the backend's fused ``compute_h`` (COMPUTE_H), or the reference's witness map over
    the backend's NTTs (:meth:`Prover._h`);
 4. the G1 MSMs over a_query, b_g1_query, l_query and h_query: one ``msm_batch`` call with the assembly's terms over
@@ -52,7 +52,7 @@ from cuzk.engine.assembly import Assembly, Terms, long_lived, prepare, small_msm
 from cuzk.engine.calls import Scalars, TimedCalls
 from cuzk.engine.lanes import batches_msms, g2_beside
 from cuzk.engine.timing import Recorder
-from cuzk.engine.verify import check_made_proof
+from cuzk.engine.verify import PreparedVerifyingKey, check_made_proof
 from cuzk.engine.witness import Assignment, SparseQap, witness_limbs
 from cuzk.errors import ProofSelfCheckError
 from cuzk.reference.curves import Point
@@ -379,7 +379,12 @@ class Prover:
         """Whether ``proof`` (made by this prover) verifies for ``public``: the engine's check (check_made_proof),
         its pairings kept off the device for a long-lived prover (``proofs`` None or many), so that they do not
         queue between the next proof's kernels."""
-        return check_made_proof(self.pk.vk, public, proof, self.backend, keep_device_free=self.long_lived)
+        vk, prepared = self.pk.vk, self._prepared_vk
+        return check_made_proof(vk, public, proof, self.backend, keep_device_free=self.long_lived, prepared=prepared)
+
+    @cached_property
+    def _prepared_vk(self) -> PreparedVerifyingKey:
+        return PreparedVerifyingKey(self.pk.vk)
 
     def _self_check(self, number: int, z: np.ndarray, proof: Proof) -> None:
         with self.recorder.span("self_check", proof=number):
@@ -387,14 +392,4 @@ class Prover:
                 raise ProofSelfCheckError(number)
 
 
-__all__ = [
-    "ENV_VERIFY",
-    "G1_BATCH",
-    "G1_MSMS",
-    "Prover",
-    "batches_msms",
-    "check_prover_arguments",
-    "g2_beside",
-    "small_msm_backend",
-    "verify_from_env",
-]
+__all__ = ["ENV_VERIFY", "G1_BATCH", "G1_MSMS", "Prover", "check_prover_arguments", "verify_from_env"]

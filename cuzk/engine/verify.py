@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from cuzk.backends import limbs
 from cuzk.backends.errors import BackendUnavailableError, UnknownBackendError
 from cuzk.backends.protocol import DEVICE, PAIRING, WARM_UP, Backend, has_capability
@@ -30,7 +32,6 @@ from cuzk.reference.groth16.verifier import (
     check_proof_points,
     check_public_inputs,
     prepare_inputs,
-    verification_pairs,
 )
 
 
@@ -63,19 +64,50 @@ def _compiled_and_ready(host: Backend, curve: Curve, work: str = "verify") -> bo
     return has_capability(host, WARM_UP) and kernels_ready(host, curve, work)
 
 
+class PreparedVerifyingKey:
+    """A verifying key's fixed points as the backends take them, converted once for the checks of many proofs (the
+    part arkworks' PreparedVerifyingKey plays): the IC points of the public sum, and the points of the verification
+    pairs that do not depend on the proof, −[α]₁ and [β]₂, [γ]₂, [δ]₂, in the order of the reference's
+    :func:`~cuzk.reference.groth16.verifier.verification_pairs`."""
+
+    def __init__(self, vk: VerifyingKey) -> None:
+        self.vk, curve = vk, vk.curve
+        self.ic = limbs.points_to_limbs(curve, "g1", vk.gamma_abc_g1)
+        self.neg_alpha = limbs.points_to_limbs(curve, "g1", [-vk.alpha_g1])
+        self.g2 = limbs.points_to_limbs(curve, "g2", [vk.beta_g2, vk.gamma_g2, vk.delta_g2])
+
+    def pairs(self, acc: Any, proof: Proof) -> tuple[np.ndarray, np.ndarray]:
+        """The reference's verification pairs as (G1, G2) limbs: (A, B), (−α, β), (−acc, γ), (−C, δ)."""
+        curve = self.vk.curve
+        ends = limbs.points_to_limbs(curve, "g1", [proof.a, -acc, -proof.c])
+        g1 = np.concatenate([ends[:1], self.neg_alpha, ends[1:]])
+        return g1, np.concatenate([limbs.points_to_limbs(curve, "g2", [proof.b]), self.g2])
+
+
 def check_made_proof(
-    vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof, backend: Backend, *, keep_device_free: bool = False
+    vk: VerifyingKey,
+    public_inputs: Sequence[Any],
+    proof: Proof,
+    backend: Backend,
+    *,
+    keep_device_free: bool = False,
+    prepared: PreparedVerifyingKey | None = None,
 ) -> bool:
     """Whether ``proof``, made by this engine from a checked key, satisfies the verification equation for
     ``public_inputs`` (elements of Fr or ints in [0, r)); the pairings by :func:`pairing_backend` (and its
-    ``keep_device_free``). A point off the curve or at infinity is a proof that does not verify (False)."""
+    ``keep_device_free``); ``prepared``: ``vk`` converted once (a long-lived prover's). A point off the curve or at
+    infinity is a proof that does not verify (False)."""
     if any(p.is_identity() or not p.is_on_curve() for p in (proof.a, proof.b, proof.c)):
         return False
+    prepared = PreparedVerifyingKey(vk) if prepared is None else prepared
     pairing = pairing_backend(backend, vk.curve, compile_later=True, keep_device_free=keep_device_free)
-    return _equation_holds(vk, public_sum(vk, list(public_inputs), pairing), proof, pairing)
+    acc = public_sum(vk, list(public_inputs), pairing, prepared=prepared)
+    return bool(pairing.pairing_check(vk.curve, *prepared.pairs(acc, proof)))  # type: ignore[attr-defined]
 
 
-def public_sum(vk: VerifyingKey, public_inputs: Sequence[Any], backend: Backend) -> Any:
+def public_sum(
+    vk: VerifyingKey, public_inputs: Sequence[Any], backend: Backend, *, prepared: PreparedVerifyingKey | None = None
+) -> Any:
     """Σ x_i·IC_i with x_0 = 1 (the reference's :func:`prepare_inputs`, same checks and errors): an MSM of
     ``backend``'s when it is a host backend whose small MSMs are compiled and ready, else the reference's. The
     reference's Python MSM holds the interpreter for milliseconds even for one input (a 254-bit double-and-add),
@@ -85,7 +117,7 @@ def public_sum(vk: VerifyingKey, public_inputs: Sequence[Any], backend: Backend)
         return prepare_inputs(vk, public_inputs)
     curve = vk.curve
     scalars = limbs.fr_to_limbs(curve, [curve.Fr.one(), *check_public_inputs(vk, public_inputs)])
-    bases = limbs.points_to_limbs(curve, "g1", vk.gamma_abc_g1)
+    bases = prepared.ic if prepared is not None else limbs.points_to_limbs(curve, "g1", vk.gamma_abc_g1)
     return limbs.limbs_to_point(curve, "g1", backend.msm(curve, "g1", bases, scalars))
 
 
@@ -101,15 +133,7 @@ def verify(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof) -> bool
         pairing = pairing_backend(get_backend("cpu"), vk.curve, compile_later=True)
     except (BackendUnavailableError, UnknownBackendError):  # numba missing: the reference's pairing
         pairing = get_backend("reference")
-    return _equation_holds(vk, acc, proof, pairing)
+    return bool(pairing.pairing_check(vk.curve, *PreparedVerifyingKey(vk).pairs(acc, proof)))  # type: ignore[attr-defined]
 
 
-def _equation_holds(vk: VerifyingKey, acc: Any, proof: Proof, pairing: Backend) -> bool:
-    """Π e(P_i, Q_i) = 1 over the verification's pairs, on ``pairing``'s pairing_check."""
-    g1_points, g2_points = zip(*verification_pairs(vk, acc, proof), strict=True)
-    g1 = limbs.points_to_limbs(vk.curve, "g1", g1_points)
-    g2 = limbs.points_to_limbs(vk.curve, "g2", g2_points)
-    return bool(pairing.pairing_check(vk.curve, g1, g2))  # type: ignore[attr-defined]
-
-
-__all__ = ["check_made_proof", "pairing_backend", "public_sum", "verify"]
+__all__ = ["PreparedVerifyingKey", "check_made_proof", "pairing_backend", "public_sum", "verify"]

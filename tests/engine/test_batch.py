@@ -16,7 +16,8 @@ import pytest
 from cuzk.backends.protocol import DEVICE, MSM_BATCH, TIMINGS
 from cuzk.backends.reference import ReferenceBackend
 from cuzk.backends.registry import discover, get_backend, registered_backends
-from cuzk.engine.prover import G1_BATCH, Prover, batches_msms
+from cuzk.engine.lanes import batches_msms
+from cuzk.engine.prover import G1_BATCH, Prover
 from cuzk.engine.timing import timings_table
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BN254, Curve

@@ -8,15 +8,16 @@ import dataclasses
 import numpy as np
 import pytest
 
+from cuzk.backends import limbs
 from cuzk.backends.errors import InputShapeError
 from cuzk.backends.registry import discover, get_backend
-from cuzk.engine.verify import check_made_proof, pairing_backend, public_sum
+from cuzk.engine.verify import PreparedVerifyingKey, check_made_proof, pairing_backend, public_sum
 from cuzk.engine.verify import verify as engine_verify
 from cuzk.reference.circuits import build
 from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import ParameterError
 from cuzk.reference.groth16 import Proof, generate_random_parameters, prove, verify
-from cuzk.reference.groth16.verifier import prepare_inputs
+from cuzk.reference.groth16.verifier import prepare_inputs, verification_pairs
 from tests._suite_backends import usable_or_skip
 
 
@@ -56,10 +57,22 @@ def test_agrees_with_the_reference_verifier(made, altered, backend: str) -> None
     usable_or_skip(backend)
     _, vk, public, proof = made
     b = get_backend(backend)
+    prepared = PreparedVerifyingKey(vk)  # converted once, as a long-lived prover's: the same verdicts
     for name, (candidate, verdict) in altered.items():
         assert check_made_proof(vk, public, candidate, b) == verdict, name
+        assert check_made_proof(vk, public, candidate, b, prepared=prepared) == verdict, name
     assert check_made_proof(vk, public, proof, b)
     assert not check_made_proof(vk, wrong_input(public), proof, b)  # the reference's verdict: in ``altered``
+
+
+def test_the_prepared_pairs_are_the_references(made) -> None:  # type: ignore[no-untyped-def]
+    """PreparedVerifyingKey's pairs are the reference's verification_pairs, point for point, in its order."""
+    curve, vk, public, proof = made
+    acc = prepare_inputs(vk, public)
+    g1, g2 = PreparedVerifyingKey(vk).pairs(acc, proof)
+    expected_g1, expected_g2 = zip(*verification_pairs(vk, acc, proof), strict=True)
+    assert np.array_equal(g1, limbs.points_to_limbs(curve, "g1", expected_g1))
+    assert np.array_equal(g2, limbs.points_to_limbs(curve, "g2", expected_g2))
 
 
 def test_a_point_at_infinity_or_off_the_curve_does_not_verify(made) -> None:  # type: ignore[no-untyped-def]
