@@ -14,11 +14,10 @@ from cuzk.backends.errors import (
     InvalidDeviceError,
     UnknownBackendError,
 )
-from cuzk.backends.info_table import format_backend_table
+from cuzk.backends.info_table import backend_table, format_backend_table
 from cuzk.backends.protocol import Backend, BackendBase, PreparedBases, has_capability
 from cuzk.backends.registry import (
     available_backends,
-    backend_table,
     device_index,
     get_backend,
     refresh,

@@ -334,7 +334,9 @@ def has_capability(backend: object, capability: str) -> bool:
 
 
 def backend_priority(backend: object) -> int:
-    """The priority ``auto`` ranks a backend by (cuda 300 > opencl 200 > cpu 100 > reference 0)."""
+    """The priority ``auto`` ranks a backend by (cuda 300 > opencl 200 > cpu 100 > reference 0). A backend whose
+    priority depends on its device (opencl: lower on a CPU device) declares the most it can be as the class
+    attribute ``priority_ceiling``, so that ``auto`` need not probe it where a backend above it runs."""
     return int(getattr(backend, "priority", 0))
 
 

@@ -1,14 +1,43 @@
-"""``cuzk info``'s table of the registered backends (:func:`~cuzk.backends.registry.backend_table`), as rich renders
-it and as plain text."""
+"""``cuzk info``'s table of the registered backends (:func:`backend_table`), as rich renders it and as plain text."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from cuzk.backends.errors import BackendError
-from cuzk.backends.registry import BackendRow, backend_table, selection
+from cuzk.backends.registry import discover, ranked, selection
 
 COLUMNS = ("backend", "priority", "available", "device", "capabilities", "notes")
+
+
+@dataclass(frozen=True)
+class BackendRow:
+    """A row of ``cuzk info``: what :func:`backend_table` reports for one backend."""
+
+    name: str
+    available: bool
+    reason: str | None
+    priority: int
+    description: dict[str, Any]
+    capabilities: tuple[str, ...]
+    target: str
+
+
+def backend_table() -> list[BackendRow]:
+    """One row per registered backend, fastest first: name, availability, reason, priority, describe()."""
+    rows = []
+    for e in ranked(discover()):
+        description: dict[str, Any] = {}
+        if e.backend is not None:
+            try:
+                description = dict(e.backend.describe())
+            except Exception as exc:
+                description = {"error": f"describe() failed: {type(exc).__name__}: {exc}"}
+        rows.append(
+            BackendRow(e.name, e.available, e.reason, e.priority, description, tuple(sorted(e.capabilities)), e.target)
+        )
+    return rows
 
 
 def backend_cells(rows: list[BackendRow] | None = None) -> list[tuple[str, ...]]:
@@ -63,4 +92,4 @@ def format_backend_text(rows: list[BackendRow] | None = None) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["COLUMNS", "backend_cells", "format_backend_table", "format_backend_text"]
+__all__ = ["COLUMNS", "BackendRow", "backend_cells", "backend_table", "format_backend_table", "format_backend_text"]

@@ -8,9 +8,13 @@ unavailable with the reason.
 
 Selection (:func:`get_backend`): an explicit name wins, then ``CUZK_BACKEND``, then ``auto``. A named backend that
 cannot run is an error saying why; only ``auto`` falls back, to the available backend of highest ``priority``
-(cuda 300 > opencl 200 > cpu 100 > reference 0). ``CUZK_DEVICE`` (a GPU index) is validated here and handed to
-every factory; several indexes (``0,1``) make a device backend one instance per device, joined into one
-(:mod:`cuzk.backends.split`); :func:`selection` says what :func:`get_backend` would pick and why, for ``cuzk info``.
+(cuda 300 > opencl 200 > cpu 100 > reference 0), probing only the backends that could still win: in the order of
+their ceilings (a class's ``priority_ceiling``, the most its ``priority`` can be once its device is known; else
+its priority), stopping once one runs that ranks ahead of every one left (where cuda runs, no OpenCL driver is
+initialised and numba is not imported to learn that they rank lower). ``CUZK_DEVICE`` (a GPU index) is validated
+here and handed to every factory; several indexes (``0,1``) make a device backend one instance per device, joined
+into one (:mod:`cuzk.backends.split`); :func:`selection` says what :func:`get_backend` would pick and why, for
+``cuzk info``.
 
 When ``auto`` had to skip a faster backend that cannot run here (no GPU, CuPy not installed), :func:`get_backend`
 emits a :class:`~cuzk.backends.errors.BackendFallbackWarning` once per process, a short message naming the backend
@@ -65,19 +69,6 @@ class BackendEntry:
     @property
     def available(self) -> bool:
         return self.backend is not None and self.reason is None
-
-
-@dataclass(frozen=True)
-class BackendRow:
-    """A row of ``cuzk info``: what :func:`backend_table` reports for one backend."""
-
-    name: str
-    available: bool
-    reason: str | None
-    priority: int
-    description: dict[str, Any]
-    capabilities: tuple[str, ...]
-    target: str
 
 
 def device_index() -> int | None:
@@ -148,52 +139,78 @@ def _availability(backend: Backend) -> str | None:
 
 
 def discover() -> dict[str, BackendEntry]:
-    """Every backend registered in ``cuzk.backends``, by name (the first registration of a name wins)."""
-    device = device_index()
-    entries: dict[str, BackendEntry] = {}
+    """Every backend registered in ``cuzk.backends``, by name (the first registration of a name wins), each asked
+    whether it can run here."""
+    return {name: _entry(ep, backend, reason) for name, ep, backend, reason in _loaded(device_index())}
+
+
+def _loaded(device: int | None) -> list[tuple[str, metadata.EntryPoint, Backend | None, str | None]]:
+    """(name, entry point, the backend made but not probed or None, why not) for each registered name once."""
+    seen: dict[str, tuple[str, metadata.EntryPoint, Backend | None, str | None]] = {}
     for ep in entry_points():
-        if ep.name in entries:
-            continue
-        backend, reason = _load(ep, device)
-        dist = ep.dist.name if getattr(ep, "dist", None) is not None else None
-        if backend is None:
-            priority = BUILTIN_PRIORITIES.get(ep.name, 0)
-            entries[ep.name] = BackendEntry(ep.name, ep.value, dist, None, reason, priority)
-            continue
-        entries[ep.name] = BackendEntry(
-            ep.name,
-            ep.value,
-            dist,
-            backend,
-            _availability(backend),
-            backend_priority(backend),
-            frozenset(getattr(backend, "capabilities", frozenset())),
-        )
-    return entries
+        if ep.name not in seen:
+            seen[ep.name] = (ep.name, ep, *_load(ep, device))
+    return list(seen.values())
+
+
+def _entry(ep: metadata.EntryPoint, backend: Backend | None, reason: str | None) -> BackendEntry:
+    """The entry of a loaded backend, probed now (whether it can run, its priority), or of one that failed to load."""
+    dist = ep.dist.name if getattr(ep, "dist", None) is not None else None
+    if backend is None:
+        return BackendEntry(ep.name, ep.value, dist, None, reason, BUILTIN_PRIORITIES.get(ep.name, 0))
+    capabilities = frozenset(getattr(backend, "capabilities", frozenset()))
+    why = _availability(backend)
+    return BackendEntry(ep.name, ep.value, dist, backend, why, backend_priority(backend), capabilities)
+
+
+def _ceiling(backend: Backend | None, name: str) -> int:
+    """The highest priority a backend can have, known before it probes anything: its class's ``priority_ceiling``
+    where it declares one (opencl's: its GPU rank, which a CPU device lowers), else its ``priority`` (asked now, a
+    probe where it depends on the device), else the built-in rank of a name that failed to load."""
+    if backend is None:
+        return BUILTIN_PRIORITIES.get(name, 0)
+    ceiling = getattr(type(backend), "priority_ceiling", None)
+    return ceiling if isinstance(ceiling, int) else backend_priority(backend)
 
 
 def registered_backends() -> list[str]:
     """Names of every registered backend, fastest first."""
-    return [e.name for e in _ranked(discover())]
+    return [e.name for e in ranked(discover())]
 
 
 def available_backends() -> list[str]:
     """Names of the backends that can run here, fastest first."""
-    return [e.name for e in _ranked(discover()) if e.available]
+    return [e.name for e in ranked(discover()) if e.available]
 
 
-def _ranked(entries: dict[str, BackendEntry]) -> list[BackendEntry]:
+def ranked(entries: dict[str, BackendEntry]) -> list[BackendEntry]:
+    """The entries fastest first: by priority, then by name."""
     return sorted(entries.values(), key=lambda e: (-e.priority, e.name))
 
 
 def auto_choice(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEntry | None, list[BackendEntry]]:
-    """What ``auto`` picks: (the available entry of highest priority or None, the unavailable ones ranked above)."""
+    """What ``auto`` picks: (the available entry of highest priority or None, the unavailable ones ranked above).
+    Without ``entries``, only the backends that could still win are probed, highest ceiling first (:func:`_ceiling`):
+    where cuda runs, neither an OpenCL driver nor numba is loaded to learn that they rank lower."""
     skipped: list[BackendEntry] = []
-    for entry in _ranked(discover() if entries is None else entries):
+    for entry in ranked(_probed_until_decided() if entries is None else entries):
         if entry.available:
             return entry, skipped
         skipped.append(entry)
     return None, skipped
+
+
+def _probed_until_decided() -> dict[str, BackendEntry]:
+    """The registered backends probed in the order of their ceilings until the best available one so far ranks
+    ahead of every one left (by priority, then name, as :func:`_ranked`): the entries :func:`auto_choice` needs."""
+    loaded = sorted(_loaded(device_index()), key=lambda item: (-_ceiling(item[2], item[0]), item[0]))
+    probed: dict[str, BackendEntry] = {}
+    for name, ep, backend, reason in loaded:
+        best = next((e for e in ranked(probed) if e.available), None)
+        if best is not None and (-best.priority, best.name) < (-_ceiling(backend, name), name):
+            break
+        probed[name] = _entry(ep, backend, reason)
+    return probed
 
 
 def requested(name: str | None) -> tuple[str, str]:
@@ -219,7 +236,7 @@ def get_backend(name: str | None = None) -> Backend:
     asked, source = requested(name)
     if asked != AUTO:
         return _named(asked, source)
-    chosen, skipped = auto_choice(discover())
+    chosen, skipped = auto_choice()
     if chosen is None:
         raise _no_backend(skipped)
     if skipped and not _fallback_warned:
@@ -277,15 +294,15 @@ def selection(entries: dict[str, BackendEntry] | None = None) -> tuple[BackendEn
     """What :func:`get_backend` with no argument selects, without warning: (its entry, why: ``CUZK_BACKEND`` or
     ``auto``). Raises what get_backend would: UnknownBackendError, BackendUnavailableError, InvalidDeviceError."""
     asked, _ = requested(None)
-    entries = discover() if entries is None else entries
     if asked == AUTO:
         chosen, skipped = auto_choice(entries)
         if chosen is None:
             raise _no_backend(skipped)
         return chosen, AUTO
+    entries = discover() if entries is None else entries
     entry = entries.get(asked)
     if entry is None:
-        raise UnknownBackendError(asked, [*(e.name for e in _ranked(entries)), AUTO], source=ENV_BACKEND)
+        raise UnknownBackendError(asked, [*(e.name for e in ranked(entries)), AUTO], source=ENV_BACKEND)
     if not entry.available:
         raise BackendUnavailableError(asked, entry.reason or "unavailable")
     return entry, ENV_BACKEND
@@ -309,7 +326,7 @@ def _named(requested: str, source: str) -> Backend:
     name, as :func:`discover` takes it): ``get_backend("cpu")`` does not import or probe the GPU backends."""
     ep = next((ep for ep in entry_points() if ep.name == requested), None)
     if ep is None:
-        raise UnknownBackendError(requested, [*(e.name for e in _ranked(discover())), AUTO], source=source)
+        raise UnknownBackendError(requested, [*(e.name for e in ranked(discover())), AUTO], source=source)
     backend, reason = _load(ep, device_index())
     if backend is not None:
         reason = _availability(backend)
@@ -353,37 +370,20 @@ def host_backend(backend: Backend, capability: str | None = None) -> Backend:
     raise BackendUnavailableError("host", f"no backend that runs on the host offers {capability!r}")
 
 
-def backend_table() -> list[BackendRow]:
-    """One row per registered backend, fastest first: name, availability, reason, priority, describe()."""
-    rows = []
-    for e in _ranked(discover()):
-        description: dict[str, Any] = {}
-        if e.backend is not None:
-            try:
-                description = dict(e.backend.describe())
-            except Exception as exc:
-                description = {"error": f"describe() failed: {type(exc).__name__}: {exc}"}
-        rows.append(
-            BackendRow(e.name, e.available, e.reason, e.priority, description, tuple(sorted(e.capabilities)), e.target)
-        )
-    return rows
-
-
 __all__ = [
     "AUTO",
     "ENTRY_POINT_GROUP",
     "ENV_BACKEND",
     "ENV_DEVICE",
     "BackendEntry",
-    "BackendRow",
     "auto_choice",
     "available_backends",
-    "backend_table",
     "device_index",
     "discover",
     "fallback_message",
     "get_backend",
     "host_backend",
+    "ranked",
     "refresh",
     "registered_backends",
     "requested",

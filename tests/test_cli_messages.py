@@ -124,6 +124,6 @@ def test_info_fits_80_columns_and_cuts_no_capability(plugin: Path) -> None:
     for column in info_table.COLUMNS:
         assert re.search(rf"\b{column}\b", header), (column, header)  # every column, its header whole
     assert "…" not in result.stdout
-    for row in registry.backend_table():
+    for row in info_table.backend_table():
         for capability in row.capabilities:
             assert re.search(rf"\b{capability}\b", result.stdout), capability

@@ -24,6 +24,7 @@ class OpenCLBackend(DeviceBackend):
 
     name = "opencl"
     GPU_PRIORITY, CPU_PRIORITY = 200, 50  # cuda 300 > opencl on a GPU > cpu 100 > opencl on a CPU (PoCL)
+    priority_ceiling = GPU_PRIORITY  # known before the probe: auto probes no OpenCL driver where cuda runs
 
     def __init__(
         self,

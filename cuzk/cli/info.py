@@ -17,8 +17,8 @@ from cuzk.cli.options import Subparsers
 def run_info(args: argparse.Namespace) -> int:
     """The backend table: rich's when rich can be imported, plain text otherwise (GPU servers may lack rich)."""
     from cuzk.backends import env
-    from cuzk.backends.info_table import format_backend_table, format_backend_text
-    from cuzk.backends.registry import backend_table, selection
+    from cuzk.backends.info_table import backend_table, format_backend_table, format_backend_text
+    from cuzk.backends.registry import selection
 
     rows = backend_table()
     try:

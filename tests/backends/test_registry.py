@@ -175,6 +175,53 @@ def test_auto_falls_back_with_exactly_one_warning(monkeypatch: pytest.MonkeyPatc
         assert registry.get_backend("auto").name == best.name
 
 
+PROBED = '''
+from cuzk.backends.reference import ReferenceBackend
+
+PROBED = []
+
+
+class Fast(ReferenceBackend):
+    name = "fast"
+    priority = 4000
+
+    def unavailable_reason(self):
+        PROBED.append(self.name)
+        return None
+
+
+class Slow(Fast):
+    """Ranks below Fast whatever its device: never probed by auto once Fast runs."""
+
+    name = "slow"
+    priority = 3000
+
+
+class Unknown(Fast):
+    """Declares a ceiling above Fast: probed first, and ranks below it once probed."""
+
+    name = "unknown"
+    priority_ceiling = 4500
+
+    @property
+    def priority(self):
+        return 10 if self.unavailable_reason() is None else 0
+'''
+
+
+def test_auto_probes_only_the_backends_that_could_win(install_plugin) -> None:
+    """auto probes in the order of each backend's ceiling (priority_ceiling, else its priority) and stops once the
+    best one that runs ranks ahead of every one left: a backend that cannot win is never probed (an OpenCL driver or
+    numba is not loaded where cuda runs); the choice is the full discovery's."""
+    module = install_plugin(PROBED, {"fast": "Fast", "slow": "Slow", "unknown": "Unknown"})
+    chosen, skipped = registry.auto_choice()
+    assert chosen is not None and (chosen.name, skipped) == ("fast", [])
+    probed = sys.modules[module].PROBED
+    assert "slow" not in probed and probed.index("unknown") < probed.index("fast"), probed
+    assert registry.auto_choice(registry.discover())[0].name == "fast"  # every backend probed: the same choice
+    assert "slow" in sys.modules[module].PROBED
+
+
 def test_fallback_warning_names_the_caller_outside_cuzk(install_plugin) -> None:
     """Through the engine's entry points too (resolve_backend, the Prover): the warning points at this file."""
     install_plugin(PLUGINS, {"fakegpu": "NoDeviceBackend"})
@@ -278,8 +325,8 @@ def test_third_party_backend_is_discovered_selected_and_conforms(
 def test_backend_table(install_plugin) -> None:
     install_plugin(PLUGINS, {"fakegpu": "NoDeviceBackend", "thirdparty": "ThirdPartyBackend"})
     install_plugin(BROKEN_IMPORT, {"brokengpu": "CudaBackend"})
-    rows = {row.name: row for row in registry.backend_table()}
-    assert [r.name for r in registry.backend_table()][:2] == ["thirdparty", "fakegpu"]  # fastest first
+    rows = {row.name: row for row in info_table.backend_table()}
+    assert [r.name for r in info_table.backend_table()][:2] == ["thirdparty", "fakegpu"]  # fastest first
     assert rows["reference"].available and rows["reference"].reason is None
     assert rows["reference"].description["device"].startswith("host CPU")
     assert "numpy" in rows["reference"].description["versions"]
