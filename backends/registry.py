@@ -202,7 +202,7 @@ def auto_choice(entries: dict[str, BackendEntry] | None = None) -> tuple[Backend
 
 def _probed_until_decided() -> dict[str, BackendEntry]:
     """The registered backends probed in the order of their ceilings until the best available one so far ranks
-    ahead of every one left (by priority, then name, as :func:`_ranked`): the entries :func:`auto_choice` needs."""
+    ahead of every one left (by priority, then name, as :func:`ranked`): the entries :func:`auto_choice` needs."""
     loaded = sorted(_loaded(device_index()), key=lambda item: (-_ceiling(item[2], item[0]), item[0]))
     probed: dict[str, BackendEntry] = {}
     for name, ep, backend, reason in loaded:
