@@ -17,6 +17,7 @@ reference's pairing checks (and a background warm-up compiles it for later proce
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -72,9 +73,14 @@ class PreparedVerifyingKey:
 
     def __init__(self, vk: VerifyingKey) -> None:
         self.vk, curve = vk, vk.curve
-        self.ic = limbs.points_to_limbs(curve, "g1", vk.gamma_abc_g1)
         self.neg_alpha = limbs.points_to_limbs(curve, "g1", [-vk.alpha_g1])
         self.g2 = limbs.points_to_limbs(curve, "g2", [vk.beta_g2, vk.gamma_g2, vk.delta_g2])
+
+    @cached_property
+    def ic(self) -> np.ndarray:
+        """The IC points, converted when a compiled MSM first sums the public inputs over them (the reference's
+        sum takes the points themselves)."""
+        return limbs.points_to_limbs(self.vk.curve, "g1", self.vk.gamma_abc_g1)
 
     def pairs(self, acc: Any, proof: Proof) -> tuple[np.ndarray, np.ndarray]:
         """The reference's verification pairs as (G1, G2) limbs: (A, B), (−α, β), (−acc, γ), (−C, δ)."""
@@ -82,6 +88,10 @@ class PreparedVerifyingKey:
         ends = limbs.points_to_limbs(curve, "g1", [proof.a, -acc, -proof.c])
         g1 = np.concatenate([ends[:1], self.neg_alpha, ends[1:]])
         return g1, np.concatenate([limbs.points_to_limbs(curve, "g2", [proof.b]), self.g2])
+
+    def holds(self, acc: Any, proof: Proof, pairing: Backend) -> bool:
+        """Whether Π e(P_i, Q_i) = 1 over :meth:`pairs`, on ``pairing``'s pairing_check."""
+        return bool(pairing.pairing_check(self.vk.curve, *self.pairs(acc, proof)))  # type: ignore[attr-defined]
 
 
 def check_made_proof(
@@ -102,7 +112,7 @@ def check_made_proof(
     prepared = PreparedVerifyingKey(vk) if prepared is None else prepared
     pairing = pairing_backend(backend, vk.curve, compile_later=True, keep_device_free=keep_device_free)
     acc = public_sum(vk, list(public_inputs), pairing, prepared=prepared)
-    return bool(pairing.pairing_check(vk.curve, *prepared.pairs(acc, proof)))  # type: ignore[attr-defined]
+    return prepared.holds(acc, proof, pairing)
 
 
 def public_sum(
@@ -133,7 +143,7 @@ def verify(vk: VerifyingKey, public_inputs: Sequence[Any], proof: Proof) -> bool
         pairing = pairing_backend(get_backend("cpu"), vk.curve, compile_later=True)
     except (BackendUnavailableError, UnknownBackendError):  # numba missing: the reference's pairing
         pairing = get_backend("reference")
-    return bool(pairing.pairing_check(vk.curve, *PreparedVerifyingKey(vk).pairs(acc, proof)))  # type: ignore[attr-defined]
+    return PreparedVerifyingKey(vk).holds(acc, proof, pairing)
 
 
 __all__ = ["PreparedVerifyingKey", "check_made_proof", "pairing_backend", "public_sum", "verify"]
