@@ -5,7 +5,9 @@ Two representations; no formula here needs b, so one body serves every curve and
 - affine (x, y): the bases, and the bucket contents of the MSM's batch-affine sums (:mod:`.msm`);
 - XYZZ (X, Y, ZZ, ZZZ) standing for (X/ZZ, Y/ZZZ) with ZZ³ = ZZZ² (Explicit-Formulas Database,
   "g1p/shortw-xyzz"): mixed addition madd-2008-s costs 8M + 2S, addition add-2008-s 12M + 2S, doubling
-  dbl-2008-s-1 4M + 3S (Jacobian: 7M + 4S, 11M + 5S, 2M + 5S). ZZ = 0 is the identity.
+  dbl-2008-s-1 6M + 3S. ZZ = 0 is the identity;
+- Jacobian (X, Y, Z) standing for (X/Z², Y/Z³), for chains of doublings (scalar multiplication): doubling
+  dbl-2009-l 2M + 5S, addition of a point with Z², Z³ kept ("cached") 11M + 3S. Z = 0 is the identity.
 
 The exceptional cases of the formulas (P + P, P + (−P), the identity) are detected and handled, so adding a point
 to itself doubles it, as the reference does.
@@ -22,6 +24,8 @@ from cuzk.backends.cpu.jit import JIT
 
 Element = Any  # an Fp or Fq2 element: tuples of uint64 limbs
 Xyzz = Any  # (X, Y, ZZ, ZZZ)
+Jacobian = Any  # (X, Y, Z) standing for (X/Z², Y/Z³)
+Cached = Any  # (X, Y, Z, Z², Z³)
 
 
 @njit(**JIT)
@@ -115,6 +119,69 @@ def add_xyzz(P: Xyzz, Q: Xyzz, F: Any) -> Xyzz:
     X3 = sub(sub(sqr(R, F), PPP, F), dbl(Qv, F), F)
     Y3 = sub(mul(R, sub(Qv, X3, F), F), mul(S1, PPP, F), F)
     return (X3, Y3, mul(mul(ZZ1, ZZ2, F), PP, F), mul(mul(ZZZ1, ZZZ2, F), PPP, F))
+
+
+@njit(**JIT)
+def jacobian_from_xyzz(P: Xyzz, F: Any) -> Jacobian:
+    """(X, Y, ZZ, ZZZ) as Jacobian (X·ZZ², Y·ZZZ², ZZZ): with Z = ZZZ, Z² = ZZZ² = ZZ³ keeps x = X/ZZ and y = Y/ZZZ."""
+    X, Y, ZZ, ZZZ = P
+    return (mul(X, sqr(ZZ, F), F), mul(Y, sqr(ZZZ, F), F), ZZZ)
+
+
+@njit(**JIT)
+def xyzz_from_jacobian(P: Jacobian, F: Any) -> Xyzz:
+    """(X, Y, Z) as (X, Y, Z², Z³); Z = 0, the identity, gives ZZ = 0."""
+    X, Y, Z = P
+    ZZ = sqr(Z, F)
+    return (X, Y, ZZ, mul(ZZ, Z, F))
+
+
+@njit(**JIT)
+def double_jacobian(P: Jacobian, F: Any) -> Jacobian:
+    """2P by dbl-2009-l (a = 0): 2M + 5S, against XYZZ's 6M + 3S. Z = 0 (the identity) stays 0."""
+    X1, Y1, Z1 = P
+    A = sqr(X1, F)
+    B = sqr(Y1, F)
+    C = sqr(B, F)
+    D = dbl(sub(sub(sqr(add(X1, B, F), F), A, F), C, F), F)
+    E = add(dbl(A, F), A, F)
+    X3 = sub(sqr(E, F), dbl(D, F), F)
+    Y3 = sub(mul(E, sub(D, X3, F), F), dbl(dbl(dbl(C, F), F), F), F)
+    return (X3, Y3, dbl(mul(Y1, Z1, F), F))
+
+
+@njit(**JIT)
+def add_cached(P: Jacobian, Q: Cached, F: Any) -> Jacobian:
+    """P + Q for Jacobian P and Q = (X, Y, Z, Z², Z³) (add-2007-bl with Q's powers of Z kept): 11M + 3S."""
+    X1, Y1, Z1 = P
+    X2, Y2, Z2, ZZ2, ZZZ2 = Q
+    if is_zero(Z1):
+        return (X2, Y2, Z2)
+    if is_zero(Z2):
+        return P
+    ZZ1 = sqr(Z1, F)
+    U1, S1 = mul(X1, ZZ2, F), mul(Y1, ZZZ2, F)
+    H = sub(mul(X2, ZZ1, F), U1, F)
+    R = sub(mul(Y2, mul(Z1, ZZ1, F), F), S1, F)
+    if is_zero(H):
+        if is_zero(R):
+            return double_jacobian(P, F)
+        z = zero(X1)
+        return (z, z, z)
+    HH = sqr(H, F)
+    HHH = mul(H, HH, F)
+    V = mul(U1, HH, F)
+    X3 = sub(sub(sqr(R, F), HHH, F), dbl(V, F), F)
+    Y3 = sub(mul(R, sub(V, X3, F), F), mul(S1, HHH, F), F)
+    return (X3, Y3, mul(mul(Z1, Z2, F), H, F))
+
+
+@njit(**JIT)
+def cached(P: Jacobian, F: Any) -> Cached:
+    """(X, Y, Z, Z², Z³): a Jacobian point as an operand of :func:`add_cached`."""
+    X, Y, Z = P
+    ZZ = sqr(Z, F)
+    return (X, Y, Z, ZZ, mul(ZZ, Z, F))
 
 
 @njit(**JIT)

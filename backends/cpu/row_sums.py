@@ -26,7 +26,7 @@ from cuzk.backends.cpu.jit import JIT
 from cuzk.backends.cpu.params import CurveParams, limb_tuple
 from cuzk.backends.cpu.point_ntt import (
     CHUNK,
-    ODD_MULTIPLES,
+    TABLE_ROWS,
     glv_digits,
     load_point,
     load_points,
@@ -59,7 +59,7 @@ def sum_rows(
 ) -> None:
     """out point r ← Σ over terms t of row r (indptr[r] … indptr[r + 1] − 1) of [scalar t]·(point t), for rows
     start … stop − 1; a term's scalar is 1, −1 or the GLV digits' row digit_rows[t] (``kinds[t]``)."""
-    table = np.empty((8 * ODD_MULTIPLES * degree, points.shape[1]), np.uint64)
+    table = np.empty((TABLE_ROWS * degree, points.shape[1]), np.uint64)
     for r in range(start, stop):
         acc = identity(like)
         for t in range(indptr[r], indptr[r + 1]):
