@@ -313,8 +313,22 @@ def _inv(a, F):
     return (lambda a, F: fp_inv(a, F)) if shape[0] == 1 else _fq2_inv
 
 
+def conjugate(a: Any, F: Any) -> Any:
+    """The q-power Frobenius: a itself in Fp, (a0, −a1) in Fq2; numba only."""
+    raise NotImplementedError("numba only")
+
+
+@overload(conjugate)
+def _conjugate(a, F):
+    shape = _shape(a)
+    if shape is None:
+        return None
+    return (lambda a, F: a) if shape[0] == 1 else (lambda a, F: (a[0], neg(a[1], F)))
+
+
 __all__ = [
     "add",
+    "conjugate",
     "dbl",
     "fp_inv",
     "inv",

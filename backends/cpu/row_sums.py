@@ -5,7 +5,7 @@ in, by the circuit's coefficients (:mod:`cuzk.engine.setup_ptau`): millions of r
 all with coefficient 1 or −1. Each such row as an MSM call of its own pays the call (conversions, a Straus table,
 an inversion) for a handful of additions. Here every row of a batch goes in one kernel call per span of rows: each
 term's point is loaded once (XYZZ, Montgomery form), multiplied by its scalar — not at all for 1, a negation for
-−1, else GLV with width-5 wNAF digits (:func:`~cuzk.backends.cpu.point_ntt.times_glv`, digits made once per
+−1, else by its group's endomorphisms (:func:`~cuzk.backends.cpu.endo.times_endo`, digits made once per
 distinct scalar) — and added to its row's sum; the sums leave XYZZ form a chunk at a time through one inversion
 (:func:`~cuzk.backends.cpu.point_ntt.store_affine`). The result is the same group element as an MSM's, so the same
 canonical bytes.
@@ -20,21 +20,11 @@ from numba import njit
 
 from cuzk.backends import limbs
 from cuzk.backends.cpu.curve import add_xyzz, identity
+from cuzk.backends.cpu.endo import TABLE_ROWS, endo_consts, endo_digits, times_endo
 from cuzk.backends.cpu.field import neg
-from cuzk.backends.cpu.glv import Glv, glv
 from cuzk.backends.cpu.jit import JIT
-from cuzk.backends.cpu.params import CurveParams, limb_tuple
-from cuzk.backends.cpu.point_ntt import (
-    CHUNK,
-    TABLE_ROWS,
-    glv_digits,
-    load_point,
-    load_points,
-    run_spans,
-    store_affine,
-    store_point,
-    times_glv,
-)
+from cuzk.backends.cpu.params import CurveParams
+from cuzk.backends.cpu.point_ntt import CHUNK, load_point, load_points, run_spans, store_affine, store_point
 from cuzk.reference.curves import Curve
 
 SMALL_ROWS = 64  # rows of at most this many terms are summed here (longer ones: an MSM of their own)
@@ -46,14 +36,13 @@ def sum_rows(
     points: np.ndarray,
     kinds: np.ndarray,
     digit_rows: np.ndarray,
-    d1: np.ndarray,
-    d2: np.ndarray,
+    digits: np.ndarray,
     indptr: np.ndarray,
     start: int,
     stop: int,
     out: np.ndarray,
     degree: int,
-    beta: Any,
+    E: Any,
     like: Any,
     F: Any,
 ) -> None:
@@ -68,7 +57,7 @@ def sum_rows(
             if kind == TIMES_MINUS_ONE:
                 P = (P[0], neg(P[1], F), P[2], P[3])
             elif kind == TIMES_DIGITS:
-                P = times_glv(P, d1, d2, digit_rows[t], table, beta, like, F)
+                P = times_endo(P, digits, digit_rows[t], table, E, like, F)
             acc = add_xyzz(acc, P, F)
         store_point(out, r, acc)
 
@@ -112,22 +101,19 @@ class RowSums:
         width = shape[-1]
         canonical = np.ascontiguousarray(table, np.uint64).reshape(-1, width)
         terms, rows = len(index), len(indptr) - 1
-        split = glv(self.curve, group)
-        kinds, digit_rows, d1, d2 = self._classify(values, r, split)
+        kinds, digit_rows, digits = self._classify(group, values, r)
         xyzz = np.empty((4 * terms * degree, width), np.uint64)
         self._run(load_points, terms, (canonical, np.ascontiguousarray(index, np.int64)), (xyzz, like, F))
-        beta = self.params.fq.mont_tuple(split.beta)
-        beta_like = beta if degree == 1 else (beta, limb_tuple(0, len(beta)))
+        E = endo_consts(self.curve, self.params, group)
         sums = np.empty((4 * rows * degree, width), np.uint64)
-        self._run(sum_rows, rows, (xyzz, kinds, digit_rows, d1, d2, indptr), (sums, degree, beta_like, like, F))
+        self._run(sum_rows, rows, (xyzz, kinds, digit_rows, digits, indptr), (sums, degree, E, like, F))
         out = np.empty((2 * rows * degree, width), np.uint64)
         self._run(store_affine, rows, (sums,), (out, degree, like, F))
         return out.reshape(rows, *shape)
 
-    @staticmethod
-    def _classify(values: np.ndarray, r: int, split: Glv) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Each term's kind (×1, ×(−1), digits), its row of the digits, and the GLV digits of the distinct other
-        scalars (one row each: a circuit's coefficients repeat)."""
+    def _classify(self, group: str, values: np.ndarray, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each term's kind (×1, ×(−1), digits), its row of the digits, and the digits of the distinct other
+        scalars (:func:`~cuzk.backends.cpu.endo.endo_digits`, one row each: a circuit's coefficients repeat)."""
         one, minus_one = (limbs.int_to_limbs(v, limbs.FR_LIMBS) for v in (1, r - 1))
         kinds = np.full(len(values), TIMES_DIGITS, np.int8)
         kinds[np.all(values == one, axis=1)] = TIMES_ONE
@@ -136,8 +122,7 @@ class RowSums:
         digit_rows = np.zeros(len(values), np.int64)
         distinct, inverse = np.unique(values[others], axis=0, return_inverse=True)
         digit_rows[others] = inverse.reshape(-1)
-        d1, d2 = glv_digits(split, limbs.limbs_to_ints(distinct) or [0])
-        return kinds, digit_rows, d1, d2
+        return kinds, digit_rows, endo_digits(self.curve, group, limbs.limbs_to_ints(distinct) or [0])
 
 
 __all__ = ["SMALL_ROWS", "RowSums", "small_rows", "sum_rows"]

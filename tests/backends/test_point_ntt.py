@@ -176,3 +176,31 @@ def test_round_trip_spanning_threads(name: str, group: str) -> None:
     assert not np.array_equal(forward, source)
     back = b.point_ntt(BN254, group, forward, omega, inverse=True)  # type: ignore[attr-defined]
     assert np.array_equal(back, source)
+
+
+@by_curve
+def test_cpu_gls_split(curve: Curve) -> None:
+    """The cpu kernel's four-dimensional split on G2: ψ with its constants is [μ] on random points of G2 and commutes
+    with φ, and every k ≡ k₀ + k₁λ + k₂μ + k₃λμ (mod r) with quarters below the split's bound, about r^(1/4)."""
+    from cuzk.backends.cpu.gls import gls, lll
+
+    split = gls(curve)
+    assert split.bound.bit_length() <= (curve.r.bit_length() + 3) // 4 + 2
+    fq2 = curve.g2.field
+    gx, gy = fq2(*split.gamma_x), fq2(*split.gamma_y)
+    rng = random.Random(5)
+    for _ in range(3):
+        P = curve.g2.generator * rng.randrange(1, curve.r)
+        x, y = P.to_affine()
+        image = curve.g2.point(x.conjugate() * gx, y.conjugate() * gy)
+        assert image == P * split.mu
+        phi_image = curve.g2.point(x.conjugate() * fq2(split.beta, 0) * gx, y.conjugate() * gy)
+        assert phi_image == P * (split.mu * split.lam)
+    omega = ffjavascript_root(curve.Fr, 1 << 10).value
+    scalars = [0, 1, curve.r - 1, (curve.r - 1) // 2] + [rng.randrange(curve.r) for _ in range(300)]
+    scalars += [pow(omega, t, curve.r) for t in range(256)]
+    for k in scalars:
+        k0, k1, k2, k3 = split.decompose(k)
+        assert (k0 + k1 * split.lam + (k2 + k3 * split.lam) * split.mu - k) % curve.r == 0
+        assert max(abs(k0), abs(k1), abs(k2), abs(k3)) < split.bound
+    assert lll([[1, 0], [3, 1]]) == [[1, 0], [0, 1]]  # the textbook reduction of a sheared basis
