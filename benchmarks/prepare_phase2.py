@@ -9,7 +9,7 @@ snarkjs's prepare phase2 grows as n·log n with a large constant (minutes at 2^1
 ``--snarkjs-max`` bounds the powers it runs at; above it only cuzk runs, and the table says so.
 
     python benchmarks/prepare_phase2.py [--powers 10,12,14] [--runs 3] [--curve bn128] [--backend cpu]
-                                        [--snarkjs-max 14] [--dir DIR] [--markdown FILE]
+                                        [--snarkjs-max 14] [--dir DIR] [--markdown FILE] [--warm]
 """
 
 from __future__ import annotations
@@ -71,7 +71,8 @@ class Row:
 def bench_power(folder: Path, args: argparse.Namespace, power: int) -> Row:
     source = make_input(folder, args.curve, power)
     cuzk_out, snarkjs_out = folder / "cuzk.ptau", folder / "snarkjs.ptau"
-    first = timed(cuzk_command(source, cuzk_out, args.backend), folder)  # fills numba's cache when empty
+    # the untimed first run fills numba's cache when it is empty
+    first = float("nan") if args.warm else timed(cuzk_command(source, cuzk_out, args.backend), folder)
     with_snarkjs = power <= args.snarkjs_max
     cuzk_times: list[float] = []
     snarkjs_times: list[float] = []
@@ -99,6 +100,7 @@ def main() -> None:
     parser.add_argument("--snarkjs-max", type=int, default=14, help="the largest power snarkjs runs at")
     parser.add_argument("--dir", type=Path, default=None, help="where the ceremonies go (default: a temporary one)")
     parser.add_argument("--markdown", type=Path, default=None, help="also write the table to this file")
+    parser.add_argument("--warm", action="store_true", help="no untimed cuzk run first (numba's cache is filled)")
     args = parser.parse_args()
     if not SNARKJS.exists():
         sys.exit(f"snarkjs not found at {SNARKJS}: run .ci/node-tools.sh or set CUZK_NODE_TOOLS")

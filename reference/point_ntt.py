@@ -29,8 +29,6 @@ from cuzk.reference.errors import SizeMismatchError
 from cuzk.reference.fields.prime_field import FftFieldElement
 from cuzk.reference.ntt import is_power_of_two, radix2
 
-CHUNK_POWER = 16  # snarkjs's CHUNKPOW: prepare phase2 reads a section 2^16 points at a time
-
 
 def check_root(omega: FftFieldElement, n: int) -> None:
     """SizeMismatchError unless n is a power of two and ω a primitive n-th root of unity (ω^n = 1, ω^(n/2) ≠ 1)."""
@@ -93,14 +91,13 @@ def point_ntt(points: Sequence[Point], omega: FftFieldElement, *, inverse: bool 
 def lagrange_sources(log_n: int, power: int, tau_g1: bool) -> list[int | None]:
     """For each input of the block of 2^log_n, the index of the section's point it is (None: the point at
     infinity), as snarkjs reads them: the first 2^log_n points, except for section 2's extra block of 2^(power+1),
-    where the section holds one point too few. There snarkjs reads chunks of C = 2^min(log_n, 16) inputs, each from
-    C − 1 points of the section followed by infinity (powersoftau_preparephase2.js, ``processSectionPower``): with
-    one chunk (power < 16) that is [τ^0 … τ^(n−2), O]; with several the section's points shift chunk by chunk."""
+    where the section holds one point too few: [τ^0 … τ^(n−2), O] (snarkjs 0.7.6, powersoftau_preparephase2.js,
+    ``processSectionPower``: it reads n − 1 points and sets the last to zeroAffine; checked against its output at
+    power 17, where that block has 2^18 inputs)."""
     n = 1 << log_n
     if not (tau_g1 and log_n == power + 1):
         return list(range(n))
-    chunk = 1 << min(log_n, CHUNK_POWER)
-    return [None if k % chunk == chunk - 1 else (k // chunk) * (chunk - 1) + k % chunk for k in range(n)]
+    return [*range(n - 1), None]
 
 
 def lagrange_block(section: Sequence[Point], log_n: int, power: int, *, tau_g1: bool) -> list[Point]:
@@ -112,7 +109,6 @@ def lagrange_block(section: Sequence[Point], log_n: int, power: int, *, tau_g1: 
 
 
 __all__ = [
-    "CHUNK_POWER",
     "check_root",
     "ffjavascript_root",
     "lagrange_block",

@@ -50,7 +50,7 @@ from cuzk.formats.ptau_write import (
     write_section,
     write_section_header,
 )
-from cuzk.reference.point_ntt import CHUNK_POWER, ffjavascript_root
+from cuzk.reference.point_ntt import ffjavascript_root
 
 SOURCE = {12: 2, 13: 3, 14: 4, 15: 5}  # each Lagrange section and the section of powers it comes from
 
@@ -135,12 +135,9 @@ def write_lagrange_section(out: BinaryIO, ptau: Ptau, section_id: int, ntt: Back
 def source_rows(log_n: int, power: int, tau_g1: bool) -> np.ndarray:
     """:func:`~cuzk.reference.point_ntt.lagrange_sources` as an int64 array, −1 for the point at infinity, made by
     numpy (the reference's list takes seconds at 2^22)."""
-    k = np.arange(1 << log_n, dtype=np.int64)
-    if not (tau_g1 and log_n == power + 1):
-        return k
-    chunk = 1 << min(log_n, CHUNK_POWER)
-    rows = (k // chunk) * (chunk - 1) + k % chunk
-    rows[k % chunk == chunk - 1] = -1
+    rows = np.arange(1 << log_n, dtype=np.int64)
+    if tau_g1 and log_n == power + 1:
+        rows[-1] = -1
     return rows
 
 

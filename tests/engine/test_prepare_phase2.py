@@ -130,7 +130,7 @@ def test_a_bad_power_is_named(name: str, section_id: int, index: int, tmp_path: 
 @pytest.mark.parametrize(("log_n", "power"), [(0, 0), (1, 0), (3, 2), (7, 7), (8, 7), (16, 15), (17, 16), (18, 17)])
 def test_source_rows_are_the_references(log_n: int, power: int) -> None:
     """The engine's numpy rows are the reference's lagrange_sources (None as −1), for every section kind, including
-    section 2's extra block read in chunks of 2^16 (power ≥ 16); gathering them gives the rows, zeros for −1."""
+    section 2's extra block at powers ≥ 16; gathering them gives the rows, zeros for −1."""
     for tau_g1 in (False, True):
         expected = [-1 if k is None else k for k in lagrange_sources(log_n, power, tau_g1)]
         rows = source_rows(log_n, power, tau_g1)

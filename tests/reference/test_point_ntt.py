@@ -13,7 +13,6 @@ from cuzk.reference.curves import BLS12_381, BN254, Curve
 from cuzk.reference.errors import SizeMismatchError
 from cuzk.reference.ntt import domain_root
 from cuzk.reference.point_ntt import (
-    CHUNK_POWER,
     ffjavascript_root,
     lagrange_block,
     lagrange_sources,
@@ -104,14 +103,12 @@ def test_rejects_bad_sizes_and_roots() -> None:
 
 
 def test_lagrange_sources() -> None:
-    """The first 2^p points, except section 2's block of 2^(power+1): each chunk of 2^16 inputs is 2^16 − 1 points
-    of the section and the point at infinity (snarkjs's chunked read)."""
+    """The first 2^p points, except section 2's block of 2^(power+1): its 2^(power+1) − 1 points and the point at
+    infinity last, at every power (snarkjs 0.7.6 reads the block in one piece; below 2^16 and above it alike)."""
     assert lagrange_sources(3, 5, tau_g1=True) == list(range(8))
     assert lagrange_sources(6, 5, tau_g1=False) == list(range(64))
     assert lagrange_sources(6, 5, tau_g1=True) == [*range(63), None]
-    chunk = 1 << CHUNK_POWER
-    sources = lagrange_sources(CHUNK_POWER + 1, CHUNK_POWER, tau_g1=True)
-    assert len(sources) == 2 * chunk
-    assert [k for k, s in enumerate(sources) if s is None] == [chunk - 1, 2 * chunk - 1]
-    assert sources[chunk - 2 : chunk + 2] == [chunk - 2, None, chunk - 1, chunk]
-    assert sources[-2] == 2 * chunk - 3
+    sources = lagrange_sources(18, 17, tau_g1=True)
+    assert len(sources) == 1 << 18
+    assert [k for k, s in enumerate(sources) if s is None] == [(1 << 18) - 1]
+    assert sources[(1 << 16) - 2 : (1 << 16) + 1] == [(1 << 16) - 2, (1 << 16) - 1, 1 << 16]
