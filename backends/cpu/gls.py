@@ -111,6 +111,11 @@ def _rounded(x: int, d: int) -> int:
     return (2 * x + d) // (2 * d)
 
 
+def _ints(e: object) -> tuple[int, int]:
+    """An Fq2 element's coefficients (c0, c1) as ints."""
+    return e.c0.value, e.c1.value  # type: ignore[attr-defined]
+
+
 def psi_constants(curve: Curve) -> tuple[object, object]:
     """(γx, γy) of ψ(x, y) = (conj(x)·γx, conj(y)·γy): ξ^((q−1)/3) and ξ^((q−1)/2), inverted for an M-type twist,
     as the reference's twist_frobenius takes them from the tower."""
@@ -121,8 +126,8 @@ def psi_constants(curve: Curve) -> tuple[object, object]:
 
 @cache
 def gls(curve: Curve) -> Gls:
-    """The decomposition of ``curve``'s G2, checked: ψ(G) = [μ]G and φ(G) = [λ]G on the generator, the basis in the
-    lattice with determinant ±r, and the bound holding on random scalars."""
+    """The decomposition of ``curve``'s G2, checked: ψ(G) = [μ]G on the generator (φ is checked by :func:`glv`), the
+    reduced vectors in the lattice, and the decomposition and its bound on edge and random scalars."""
     r, split = curve.r, glv(curve, "g2")
     mu = curve.q % r
     gx, gy = psi_constants(curve)
@@ -135,8 +140,7 @@ def gls(curve: Curve) -> Gls:
     if any((v[0] + v[1] * split.lam + v[2] * mu + v[3] * split.lam * mu) % r for v in basis):
         raise ParameterError(f"{curve.name} G2: a reduced vector left the lattice")
     bound = max(sum(abs(x) for x in column) for column in zip(*basis, strict=True)) // 2 + 1  # Babai's error
-    pair = lambda e: (e.c0.value, e.c1.value)  # noqa: E731
-    result = Gls(split.beta, split.lam, pair(gx), pair(gy), mu, r, tuple(tuple(v) for v in basis), bound)
+    result = Gls(split.beta, split.lam, _ints(gx), _ints(gy), mu, r, tuple(tuple(v) for v in basis), bound)
     rng = random.Random(r)
     for k in [0, 1, r - 1, *(rng.randrange(r) for _ in range(64))]:
         k0, k1, k2, k3 = result.decompose(k)
