@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
 
-from cuzk.backends.cpu.glv import glv
+from cuzk.backends.cpu.glv import glv, rounded
 from cuzk.reference.curves import Curve
 from cuzk.reference.errors import ParameterError
 
@@ -95,7 +95,7 @@ class Gls:
         """(k₀, k₁, k₂, k₃) with k ≡ k₀ + k₁λ + k₂μ + k₃λμ (mod r), each of about r^(1/4)."""
         v0, v1, v2, v3 = k, 0, 0, 0
         for (numerator, denominator), (b0, b1, b2, b3) in zip(_coefficients(self), self.basis, strict=True):
-            m = _rounded(k * numerator, denominator)
+            m = rounded(k * numerator, denominator)
             v0, v1, v2, v3 = v0 - m * b0, v1 - m * b1, v2 - m * b2, v3 - m * b3
         return v0, v1, v2, v3
 
@@ -104,11 +104,6 @@ class Gls:
 def _coefficients(split: Gls) -> tuple[tuple[int, int], ...]:
     """Row 0 of the basis's inverse as (numerator, denominator > 0) pairs."""
     return tuple((c.numerator, c.denominator) for c in _first_row_of_inverse([list(row) for row in split.basis]))
-
-
-def _rounded(x: int, d: int) -> int:
-    """round(x / d) for d > 0, halves up."""
-    return (2 * x + d) // (2 * d)
 
 
 def _ints(e: object) -> tuple[int, int]:

@@ -64,12 +64,12 @@ class Glv:
     def decompose(self, k: int) -> tuple[int, int]:
         """(k₁, k₂), signed, with k ≡ k₁ + k₂·λ (mod r) and both about √r in size."""
         a1, b1, a2, b2 = self.basis
-        c1 = _rounded(b2 * k, self.r)
-        c2 = _rounded(-b1 * k, self.r)
+        c1 = rounded(b2 * k, self.r)
+        c2 = rounded(-b1 * k, self.r)
         return k - c1 * a1 - c2 * a2, -c1 * b1 - c2 * b2
 
 
-def _rounded(x: int, d: int) -> int:
+def rounded(x: int, d: int) -> int:
     """round(x / d) for d > 0, halves up."""
     return (2 * x + d) // (2 * d)
 
@@ -95,4 +95,4 @@ def glv(curve: Curve, group: str) -> Glv:
     raise ParameterError(f"{curve.name} {group}: (β·x, y) is not [λ]P for a cube root of unity λ of Fr")
 
 
-__all__ = ["Glv", "cube_root_of_unity", "glv", "short_basis"]
+__all__ = ["Glv", "cube_root_of_unity", "glv", "rounded", "short_basis"]

@@ -50,7 +50,8 @@ from numba.extending import intrinsic
 from cuzk.backends import limbs
 from cuzk.backends.cpu import tower as tw
 from cuzk.backends.cpu.emit import fp_is_zero, unpack
-from cuzk.backends.cpu.field import fp_inv, from_mont, load, mul, neg, one, store, to_mont
+from cuzk.backends.cpu.field import conjugate, fp_inv, from_mont, load, mul, neg, one, store, to_mont
+from cuzk.backends.cpu.gls import psi_constants
 from cuzk.backends.cpu.jit import JIT
 from cuzk.backends.cpu.params import curve_params
 from cuzk.backends.cpu.tower import FP, FQ2, FQ6, FQ12, Ring, TowerConsts, fq2_mont, typed
@@ -91,10 +92,7 @@ def power_programs(curve: Curve) -> tuple[np.ndarray, int, int]:
 def pairing_consts(curve: Curve) -> PairingConsts:
     """The constants of the pairing kernels of ``curve``, computed from the reference's curve object."""
     fq = curve_params(curve).fq
-    xi = curve.Fq2(*(c.value for c in curve.Fq2.XI))  # type: ignore[attr-defined]
-    gx, gy = xi ** ((curve.q - 1) // 3), xi ** ((curve.q - 1) // 2)  # γ₂ and γ₃ of the reference's twist_frobenius
-    if curve.twist == "M":
-        gx, gy = gx.inverse(), gy.inverse()
+    gx, gy = psi_constants(curve)  # γ₂ and γ₃ of the reference's twist_frobenius
     powers, n_pre, extra = power_programs(curve)
     return PairingConsts(
         tower=tw.tower_consts(curve),
@@ -220,7 +218,7 @@ def _step(f: Any, state: np.ndarray, i: int, P: np.ndarray, xq: Any, yq: Any, ta
 def _twist_frobenius(x: Any, y: Any, C: Any) -> Any:
     """π(x, y) = (conj(x)·pi_x, conj(y)·pi_y)."""
     F = C.tower.F
-    return mul((x[0], neg(x[1], F)), C.pi_x, F), mul((y[0], neg(y[1], F)), C.pi_y, F)
+    return mul(conjugate(x, F), C.pi_x, F), mul(conjugate(y, F), C.pi_y, F)
 
 
 @njit(**INLINE)

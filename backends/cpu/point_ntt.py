@@ -23,11 +23,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from cuzk.backends.cpu.curve import (
-    add_xyzz,
-    from_affine,
-    identity,
-)
+from cuzk.backends.cpu.curve import add_xyzz, from_affine, identity
 from cuzk.backends.cpu.endo import TABLE_ROWS, endo_consts, endo_digits, times_endo
 from cuzk.backends.cpu.field import from_mont, inv, is_zero, load, mul, neg, one, store, to_mont
 from cuzk.backends.cpu.jit import JIT

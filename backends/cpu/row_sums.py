@@ -47,7 +47,7 @@ def sum_rows(
     F: Any,
 ) -> None:
     """out point r ← Σ over terms t of row r (indptr[r] … indptr[r + 1] − 1) of [scalar t]·(point t), for rows
-    start … stop − 1; a term's scalar is 1, −1 or the GLV digits' row digit_rows[t] (``kinds[t]``)."""
+    start … stop − 1; a term's scalar is 1, −1 or the digits' row digit_rows[t] (``kinds[t]``)."""
     table = np.empty((TABLE_ROWS * degree, points.shape[1]), np.uint64)
     for r in range(start, stop):
         acc = identity(like)
