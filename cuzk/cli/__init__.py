@@ -99,8 +99,13 @@ def run(argv: Sequence[str] | None = None) -> NoReturn:
     warm-up started for later processes is a process of its own and goes on. The process exits as usual under a
     profiler or a tracer (cProfile, coverage: they write their reports at the exit) and after a command that used
     multiprocessing (``cuzk prove``'s witness process: its finalizers release named semaphores and join helper
-    processes). Library callers use :func:`main`."""
+    processes); after Ctrl-C or SIGTERM a finalizer's failure on the way out is not printed (the command's one line
+    is the last). Library callers use :func:`main`."""
     status = main(argv)
+    if status in (EXIT_INTERRUPTED, EXIT_TERMINATED):
+        # the signal may have stopped a library half-way through building an object (llvmlite's PassBuilder in a
+        # compile); its finalizer fails at the exit, after the command's one line: nothing more is said
+        sys.unraisablehook = lambda unraisable: None
     if _observed() or "multiprocessing" in sys.modules:  # their work at the exit is needed: see the docstring
         sys.exit(status)
     for stream in (sys.stdout, sys.stderr):
