@@ -54,10 +54,13 @@ class EventClock:
         event.synchronize()
         return event
 
-    def intervals(self, trace: list[tuple[str, Any, Any]]) -> list[tuple[float, float]] | None:
+    def intervals(
+        self, trace: list[tuple[str, Any, Any]], seconds: list[float] | None = None
+    ) -> list[tuple[float, float]] | None:
         """(start, end) on the host's clock of each launch of ``trace`` (kernel, start event, end event), all done;
         None for a trace this clock did not see open. The first launch is placed from the trace's anchor, the
-        others from the first (short spans, precise in single precision)."""
+        others from the first (short spans, precise in single precision); each lasts its ``seconds`` where the
+        caller has them (the device time of each launch), else its events are read for it."""
         if not trace:
             return []
         first = trace[0][1]
@@ -66,11 +69,13 @@ class EventClock:
         if anchor is None:
             return None
         elapsed = self.cp.cuda.get_elapsed_time
+        if seconds is None:
+            seconds = [elapsed(start, end) * 1e-3 for _, start, end in trace]
         base = anchor[1] + elapsed(anchor[0], first) * 1e-3
         out = []
-        for _, start, end in trace:
+        for (_, start, _), length in zip(trace, seconds, strict=True):
             begin = base + elapsed(first, start) * 1e-3
-            out.append((begin, begin + elapsed(start, end) * 1e-3))
+            out.append((begin, begin + length))
         return out
 
 

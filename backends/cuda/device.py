@@ -228,20 +228,21 @@ class CudaContext(BufferHelpers):
             end.record(self.stream)
             self.trace.append((name, start, end))
 
-    def kernel_seconds(self, trace: list[tuple[str, Any, Any]]) -> dict[str, float]:
-        """Device time per kernel name over the launches of ``trace`` (CUDA events). One wait, for the last event:
-        the stream runs in order, so the others are done by then (each wait gives up the GIL, and getting it back
-        can cost a switch interval while another thread runs Python)."""
-        seconds: dict[str, float] = {}
-        if trace:
-            trace[-1][2].synchronize()
-        for name, start, end in trace:
-            seconds[name] = seconds.get(name, 0.0) + self.cp.cuda.get_elapsed_time(start, end) * 1e-3
-        return seconds
+    def launch_seconds(self, trace: list[tuple[str, Any, Any]]) -> list[float]:
+        """Device time of each launch of ``trace`` (CUDA events). One wait, for the last event: the stream runs in
+        order, so the others are done by then (each wait gives up the GIL, and getting it back can cost a switch
+        interval while another thread runs Python)."""
+        if not trace:
+            return []
+        trace[-1][2].synchronize()
+        elapsed = self.cp.cuda.get_elapsed_time
+        return [elapsed(start, end) * 1e-3 for _, start, end in trace]
 
-    def kernel_intervals(self, trace: list[tuple[str, Any, Any]]) -> list[tuple[float, float]] | None:
-        """When each launch of ``trace`` (done: after :meth:`kernel_seconds`) ran, on the host's clock."""
-        return self.clock.intervals(trace)
+    def kernel_intervals(
+        self, trace: list[tuple[str, Any, Any]], seconds: list[float]
+    ) -> list[tuple[float, float]] | None:
+        """When each launch of ``trace`` (done: after :meth:`launch_seconds`) ran, on the host's clock."""
+        return self.clock.intervals(trace, seconds)
 
     # --- buffers --------------------------------------------------------------------------------------------
 

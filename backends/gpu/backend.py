@@ -30,7 +30,7 @@ from cuzk.backends.gpu import msm as msm_device
 from cuzk.backends.gpu import msm_batch
 from cuzk.backends.gpu import ntt as ntt_device
 from cuzk.backends.gpu import warm as device_warm
-from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready
+from cuzk.backends.gpu.context import DeviceContext, DeviceScalars, Finish, SelectionError, ready, seconds_by_kernel
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.field_work import FieldWork, on_device
 from cuzk.backends.gpu.pairing import PairingWork
@@ -193,7 +193,7 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
             if ctx.trace is not None:
                 return queue(ctx)()
             ctx.trace = trace = []
-            self._per_thread.batch_seconds = None
+            self._per_thread.batch_marks = None
             try:
                 finish = queue(ctx)
             except ctx.memory_errors as exc:
@@ -206,9 +206,12 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
             finally:
                 ctx.trace = None
         result = finish()
-        self.last_kernel_seconds = ctx.kernel_seconds(trace)
-        self._per_thread.seconds = sum(self.last_kernel_seconds.values())
-        self._per_thread.intervals = ctx.kernel_intervals(trace)
+        seconds = ctx.launch_seconds(trace)
+        self.last_kernel_seconds = seconds_by_kernel(trace, seconds)
+        marks = self._per_thread.batch_marks
+        self._per_thread.batch_seconds = None if marks is None else [sum(seconds[a:b]) for a, b in pairwise(marks)]
+        self._per_thread.seconds = sum(seconds)
+        self._per_thread.intervals = ctx.kernel_intervals(trace, seconds)
         return result
 
     def last_internal_seconds(self) -> float | None:
@@ -299,8 +302,7 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
 
             def results() -> np.ndarray:
                 done = finish()
-                parts = [ctx.kernel_seconds(trace[a:b]) for a, b in pairwise(marks)]
-                self._per_thread.batch_seconds = [sum(part.values()) for part in parts]
+                self._per_thread.batch_marks = marks  # each MSM's launches: its device time, once _call reads them
                 return np.stack(done) if done else np.zeros((0, *limbs.point_shape(curve, group)), dtype=np.uint64)
 
             return results

@@ -4,7 +4,7 @@ Buffers are opaque handles of a byte size; host arrays are copied in and out as 
 why the OpenCL kernels (64-bit limbs) and the CUDA kernels (32-bit limbs) read the same host arrays. ``launch``
 starts ``items`` threads (rounded up to whole groups of ``group`` threads, or the context's default; the kernels
 check their range) on the context's one in-order queue or stream, and while ``trace`` is a list, appends a record
-of each launch that ``kernel_seconds`` turns into device time per kernel.
+of each launch that ``launch_seconds`` turns into device time per launch (:func:`seconds_by_kernel`: per kernel).
 
 A read is queued like a kernel (:meth:`DeviceContext.read_later`) and waited for by a :data:`Finish`, the function
 it returns: the backend queues a call's work holding the context's lock and waits for its results after letting
@@ -129,11 +129,13 @@ class DeviceContext(Protocol):
         self, curve: Curve, program: str, name: str, items: int, *args: Any, group: int | None = None
     ) -> Any: ...
 
-    def kernel_seconds(self, trace: list[Any]) -> dict[str, float]: ...
+    def launch_seconds(self, trace: list[Any]) -> list[float]:
+        """The device time of each launch of ``trace``, in order, once all are done (one wait, for the last)."""
+        ...
 
-    def kernel_intervals(self, trace: list[Any]) -> list[tuple[float, float]] | None:
-        """When each launch of ``trace`` ran, as (start, end) on the host's ``time.perf_counter`` clock (after
-        :meth:`kernel_seconds` has waited for them); None where the API cannot tell."""
+    def kernel_intervals(self, trace: list[Any], seconds: list[float]) -> list[tuple[float, float]] | None:
+        """When each launch of ``trace`` ran, as (start, end) on the host's ``time.perf_counter`` clock, given
+        their ``seconds`` (:meth:`launch_seconds`, which waited for them); None where the API cannot tell."""
         ...
 
     def prepare_program(self, curve: Curve, program: str) -> None:
@@ -187,6 +189,15 @@ class DeviceContext(Protocol):
     def resident_threads(self, curve: Curve, program: str, name: str) -> int | None:
         """How many threads of kernel ``name`` one compute unit runs at once, where the API tells (else None)."""
         ...
+
+
+def seconds_by_kernel(trace: list[Any], seconds: list[float]) -> dict[str, float]:
+    """The device time per kernel name of ``trace``'s launches (each record starts with the kernel's name), from
+    their ``seconds`` (:meth:`DeviceContext.launch_seconds`)."""
+    by_name: dict[str, float] = {}
+    for record, time_ in zip(trace, seconds, strict=True):
+        by_name[record[0]] = by_name.get(record[0], 0.0) + time_
+    return by_name
 
 
 class BufferHelpers:
@@ -253,4 +264,13 @@ class BufferHelpers:
         return self._dummy
 
 
-__all__ = ["BufferHelpers", "DeviceContext", "DeviceInfo", "DeviceScalars", "Finish", "SelectionError", "ready"]
+__all__ = [
+    "BufferHelpers",
+    "DeviceContext",
+    "DeviceInfo",
+    "DeviceScalars",
+    "Finish",
+    "SelectionError",
+    "ready",
+    "seconds_by_kernel",
+]

@@ -193,16 +193,13 @@ class OpenCLContext(BufferHelpers):
             self.trace.append((name, event))
         return event
 
-    def kernel_seconds(self, trace: list[tuple[str, Any]]) -> dict[str, float]:
-        """Device time per kernel name over the finished launches of ``trace`` (from the events' profiling)."""
-        seconds: dict[str, float] = {}
+    def launch_seconds(self, trace: list[tuple[str, Any]]) -> list[float]:
+        """Device time of each finished launch of ``trace`` (from the events' profiling)."""
         if trace:
             trace[-1][1].wait()  # the queue runs in order: the others are done by then (one wait, one GIL release)
-        for name, event in trace:
-            seconds[name] = seconds.get(name, 0.0) + (event.profile.end - event.profile.start) * 1e-9
-        return seconds
+        return [(event.profile.end - event.profile.start) * 1e-9 for _, event in trace]
 
-    def kernel_intervals(self, trace: list[tuple[str, Any]]) -> list[tuple[float, float]] | None:
+    def kernel_intervals(self, trace: list[tuple[str, Any]], seconds: list[float]) -> list[tuple[float, float]] | None:
         """When each finished launch of ``trace`` ran, on the host's clock (``time.perf_counter``): the events'
         profiling times are the device's clock, tied to the host's by a marker on a queue of its own (passed as
         soon as it is queued; the shortest wait of a few), measured again after ANCHOR_SECONDS."""

@@ -69,15 +69,14 @@ def record_passes(ctx: Any) -> list[list[float]]:
     """Make the context append the device ms of each fr_ntt_pass launch of a call to the list returned, one entry a
     call (read when the call's kernel times are)."""
     launches: list[list[float]] = []
-    kernel_seconds = ctx.kernel_seconds
+    launch_seconds = ctx.launch_seconds
 
-    def per_launch(trace: list[Any]) -> dict[str, float]:
-        seconds = kernel_seconds(trace)  # waits for the last event
-        elapsed = ctx.cp.cuda.get_elapsed_time
-        launches.append([elapsed(start, end) for name, start, end in trace if name == "fr_ntt_pass"])
+    def per_launch(trace: list[Any]) -> list[float]:
+        seconds = launch_seconds(trace)  # waits for the last event
+        launches.append([1e3 * t for (name, *_), t in zip(trace, seconds, strict=True) if name == "fr_ntt_pass"])
         return seconds
 
-    ctx.kernel_seconds = per_launch
+    ctx.launch_seconds = per_launch
     return launches
 
 

@@ -41,11 +41,11 @@ class TimedCalls:
         ended = time.perf_counter()
         timings = has_capability(backend, TIMINGS)
         intervals = _internal_intervals(backend, started, ended) if timings else None
-        self.recorder.add(name, "backend", started, ended, internal=intervals is not None)
-        for start, end in intervals or ():
-            self.recorder.add(name, "internal", start, end)
-        for part, start, end in _batch_parts(backend, list(parts), started, ended) if timings and parts else ():
-            self.recorder.add(part, "internal", start, end, part_of=name)
+        spans = [(name, "backend", started, ended, {"internal": intervals is not None})]
+        spans += [(name, "internal", start, end, {}) for start, end in intervals or ()]
+        batch = _batch_parts(backend, list(parts), started, ended) if timings and parts else ()
+        spans += [(part, "internal", start, end, {"part_of": name}) for part, start, end in batch]
+        self.recorder.add_all(spans)
 
     def msm(
         self, backend: Backend, name: str, curve: Curve, group: str, bases: Bases, scalars: Scalars, window: int | None
