@@ -103,18 +103,26 @@ def check_wtns_layout(path: str | os.PathLike[str], content: bytes | None = None
 
 
 def read_wtns(
-    path: str | os.PathLike[str], content: bytes | None = None, *, empty: Callable[..., np.ndarray] = np.empty
+    path: str | os.PathLike[str],
+    content: bytes | bytearray | memoryview | None = None,
+    *,
+    empty: Callable[..., np.ndarray] = np.empty,
+    in_place: bool = False,
 ) -> Witness:
     """Read and check a .wtns file (``content``: its bytes, already in memory; ``path`` then names them). The values
     are copied once, into ``empty(shape, dtype)``: e.g. a device backend's ``host_array``, which its upload reads
-    at the bus's speed."""
+    at the bus's speed. With ``in_place`` and ``content`` already in such memory, the values are read where they
+    lie (no copy) when they start on an 8-byte boundary, else copied as without."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS, content=content)
     n8, prime, count = read_header(file)
     body = file.cursor(2)
     raw = body.array(count, n8, "the witness values")
     body.finish()
-    values = empty((count, n8 // 8), np.uint64)
-    values[...] = np.ascontiguousarray(raw).view("<u8").reshape(count, n8 // 8)
+    if in_place and content is not None and raw.flags.c_contiguous and raw.ctypes.data % 8 == 0:
+        values = raw.view("<u8").reshape(count, n8 // 8)
+    else:
+        values = empty((count, n8 // 8), np.uint64)
+        values[...] = np.ascontiguousarray(raw).view("<u8").reshape(count, n8 // 8)
     bad = limbs.first_noncanonical(values, prime)
     if bad is not None:
         raise file.error(

@@ -17,6 +17,7 @@ import signal
 import socket
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from aiohttp import web
@@ -25,7 +26,7 @@ from cuzk.formats.wtns import Witness
 from cuzk.serve.errors import BadRequestError, QueueFullError, ServeError
 from cuzk.serve.jobs import DONE, Job, Outcome
 from cuzk.serve.service import Service
-from cuzk.serve.witness import check_wtns_bytes, encode_wtns, read_wtns_bytes, witness_of_json
+from cuzk.serve.witness import check_wtns_bytes, encode_wtns, read_wtns_bytes, upload_body, witness_of_json
 
 JOB_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,127}")  # a client's id (Idempotency-Key or "id")
 TICK = 0.5  # seconds between looks for jobs past their timeout
@@ -85,6 +86,7 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
     service = request.app[SERVICE]
     job_id = request.headers.get("Idempotency-Key")
     witness: Witness | None
+    into = None  # the prover's upload memory the body is read into, if any
     if request.content_type == "application/json":
         body = await request_json(request)
         entry = service.registry.get(body.get("key"))
@@ -93,30 +95,34 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
         job_id = job_id if job_id is not None else body.get("id")
     else:
         entry = service.registry.get(request.query.get("key"))  # before the body is read
-        wtns = await read_body(request)
+        into = None if durable else service.upload_memory(entry.name)
+        wtns = await read_body(request, None if into is None else partial(upload_body, into, prime=entry.prime))
         if durable:  # journaled only once every value is known good
             witness = await asyncio.to_thread(read_wtns_bytes, wtns, entry.prime, entry.count, entry.name)
-        else:  # its prover reads the values once, into its upload memory, and refuses them as this would
+        else:  # its prover reads the values (where they lie, when in its upload memory) and refuses them as this would
             check_wtns_bytes(wtns, entry.prime, entry.count, entry.name)
             witness = None
     if job_id is not None and (not isinstance(job_id, str) or not JOB_ID.fullmatch(job_id)):
         raise BadRequestError(
             "a job id is 1 to 128 letters, digits, '.', '_', ':' or '-', starting with one of the first two"
         )
-    return Job(job_id or uuid.uuid4().hex, entry.name, wtns, durable, witness)
+    return Job(job_id or uuid.uuid4().hex, entry.name, wtns, durable, witness, in_upload_memory=into is not None)
 
 
-async def read_body(request: web.Request) -> bytes | bytearray:
-    """The request's body. With a Content-Length it is read into one buffer of that size, and refused (413) before
-    any of it is read when that is over the server's limit: aiohttp's own ``read`` grows a buffer chunk by chunk
-    and copies it once more, three times the cost of the socket's reads for a 2^20 witness's 32 MiB
-    (benchmarks/serve/body_read.py). A chunked body (no length) is aiohttp's to read, within the same limit."""
+async def read_body(
+    request: web.Request, buffer: Callable[[int], memoryview] | None = None
+) -> bytes | bytearray | memoryview:
+    """The request's body. With a Content-Length it is read into one buffer of that size (``buffer(size)``'s, e.g.
+    a prover's upload memory, else a bytearray), and refused (413) before any of it is read when that is over the
+    server's limit: aiohttp's own ``read`` grows a buffer chunk by chunk and copies it once more, three times the
+    cost of the socket's reads for a 2^20 witness's 32 MiB (benchmarks/serve/body_read.py). A chunked body (no
+    length) is aiohttp's to read, within the same limit."""
     size, limit = request.content_length, request.app[MAX_BODY]
     if size is None:
         return await request.read()
     if size > limit:
         raise web.HTTPRequestEntityTooLarge(max_size=limit, actual_size=size)
-    body = bytearray(size)
+    body: bytearray | memoryview = bytearray(size) if buffer is None else buffer(size)
     view, filled = memoryview(body), 0
     while chunk := await request.content.readany():  # the parser stops at Content-Length
         view[filled : filled + len(chunk)] = chunk

@@ -37,7 +37,9 @@ class Outcome:
 class Job:
     """One witness to prove with one key. ``durable``: an asynchronous job, in the journal; a synchronous one lives
     only here and its ``notify`` gets the outcome. ``witness`` is the parsed witness when the handler read it (a job
-    read back from the journal is parsed again by its worker)."""
+    read back from the journal is parsed again by its worker). ``in_upload_memory``: ``wtns`` was read into its
+    prover's upload memory (:meth:`~cuzk.serve.service.Service.upload_memory`), which reads the values where they
+    lie."""
 
     id: str
     key: str
@@ -48,6 +50,7 @@ class Job:
     accepted: float = field(default_factory=time.time)
     started: float | None = None
     attempts: int = 0
+    in_upload_memory: bool = False
 
 
 class JobQueue:

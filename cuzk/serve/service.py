@@ -28,7 +28,7 @@ from cuzk.serve.jobs import DONE, FAILED, QUEUED, RUNNING, Job, JobQueue, Outcom
 from cuzk.serve.journal import Journal
 from cuzk.serve.keys import KeyRegistry
 from cuzk.serve.metrics import Metrics
-from cuzk.serve.worker import Hooks, Worker
+from cuzk.serve.worker import DeviceProver, Hooks, Worker
 
 PACE_WEIGHT = 0.2  # weight of the latest proof in the running mean of the proof time
 
@@ -183,6 +183,14 @@ class Service:
     def retry_after(self) -> int:
         """Seconds a client refused for a full queue should wait: the queue's proofs at the mean pace (≥ 1)."""
         return max(1, math.ceil(len(self.queue) * self._pace / max(len(self.workers), 1)))
+
+    def upload_memory(self, key: str) -> Callable[..., Any] | None:
+        """Where a synchronous request's .wtns for ``key`` is best read: its prover's upload memory when one prover
+        in this process serves every job (:meth:`DeviceProver.upload_memory`), else None (a plain buffer: the
+        body goes on to a prover process or a Ray actor, or to whichever of several devices takes it)."""
+        if len(self.devices) == 1 and isinstance(self.devices[0], DeviceProver):
+            return self.devices[0].upload_memory(key)
+        return None
 
     def running(self) -> int:
         return len(self._running)

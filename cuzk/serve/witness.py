@@ -49,16 +49,31 @@ def wtns_size(prime: int, count: int) -> int:
 
 
 def read_wtns_bytes(
-    data: WtnsBytes, prime: int, count: int, key: str, *, empty: Callable[..., np.ndarray] = np.empty
+    data: WtnsBytes,
+    prime: int,
+    count: int,
+    key: str,
+    *,
+    empty: Callable[..., np.ndarray] = np.empty,
+    in_place: bool = False,
 ) -> Witness:
     """The witness of the .wtns bytes ``data``, checked (as a .wtns file is) to be over ``prime`` with ``count``
     values (the key ``key``'s); UnprocessableError naming the problem otherwise. Read in place: no copy of the
     body goes through a file; the values are copied once, into ``empty(shape, dtype)`` (a prover's: its
-    backend's host_array, pinned memory that the upload of z reads at the bus's speed)."""
+    backend's host_array, pinned memory that the upload of z reads at the bus's speed), or with ``in_place``
+    (``data`` read into such memory: :func:`upload_body`) not at all."""
     with refused():
-        witness = read_wtns(LABEL, content=data, empty=empty)
+        witness = read_wtns(LABEL, content=data, empty=empty, in_place=in_place)
         check_witness_matches(witness, prime, count, f"key {key!r}")
     return Witness(REQUEST, witness.prime, witness.values)
+
+
+def upload_body(empty: Callable[..., np.ndarray], size: int, prime: int) -> memoryview:
+    """A buffer of ``size`` bytes for a .wtns body in ``empty``'s memory (a prover's upload memory), placed so that
+    the values of a .wtns laid out as circom and :func:`encode_wtns` write it (header section first) start on an
+    8-byte boundary: read there, they are the prover's z as they lie (:func:`read_wtns_bytes` ``in_place``)."""
+    lead = -wtns_size(prime, 0) % 8  # the values' offset in such a file
+    return memoryview(empty((size + lead,), np.uint8))[lead:]
 
 
 def check_wtns_bytes(data: WtnsBytes, prime: int, count: int, key: str) -> None:
@@ -103,4 +118,12 @@ def witness_of_json(values: Any, prime: int, count: int, key: str) -> Witness:
     return Witness(REQUEST, prime, limbs.ints_to_limbs(numbers, limbs.limb_count(prime)))
 
 
-__all__ = ["REQUEST", "check_wtns_bytes", "encode_wtns", "read_wtns_bytes", "witness_of_json", "wtns_size"]
+__all__ = [
+    "REQUEST",
+    "check_wtns_bytes",
+    "encode_wtns",
+    "read_wtns_bytes",
+    "upload_body",
+    "witness_of_json",
+    "wtns_size",
+]

@@ -66,12 +66,19 @@ class DeviceProver:
             self.provers[name], self._cursors[name] = prover, prover.recorder.mark()
         self.backend_name = next(iter(self.provers.values())).backend.name
 
-    def prepare(self, key: str, wtns: WtnsBytes, witness: Witness | None = None) -> Prepared:
-        """Parse and check the witness (``witness`` when the caller already did), then A·z, B·z, C·z, staged."""
+    def upload_memory(self, key: str) -> Callable[..., np.ndarray] | None:
+        """The memory ``key``'s prover uploads z from fastest (its backend's ``host_array``: pinned on a GPU), where
+        a request's .wtns body is best read (:meth:`prepare` ``in_place``); None where it keeps no scalars."""
+        backend = self.provers[key].backend
+        return backend.host_array if has_capability(backend, KEPT_SCALARS) else None
+
+    def prepare(self, key: str, wtns: WtnsBytes, witness: Witness | None = None, *, in_place: bool = False) -> Prepared:
+        """Parse and check the witness (``witness`` when the caller already did), then A·z, B·z, C·z, staged.
+        ``in_place``: ``wtns`` lies in :meth:`upload_memory`, whose values are z as they are (no copy)."""
         entry, prover = self.registry.get(key), self.provers[key]
         if witness is None:  # read where the backend uploads from fastest (pinned memory on a GPU, reused)
-            empty = prover.backend.host_array if has_capability(prover.backend, KEPT_SCALARS) else np.empty
-            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key, empty=empty)
+            empty = self.upload_memory(key) or np.empty
+            witness = read_wtns_bytes(wtns, entry.prime, entry.count, key, empty=empty, in_place=in_place)
         assignment = prover.stage(prover.assign(witness.values, prover.key_qap))
         public = limbs.limbs_to_ints(assignment.z[1 : entry.zkey.num_public + 1])
         return Prepared(key, assignment, public)
@@ -151,7 +158,7 @@ class Worker:
             if job is None or not self.hooks.claim(job):
                 continue
             try:
-                prepared = self.device.prepare(job.key, job.wtns, job.witness)
+                prepared = self.device.prepare(job.key, job.wtns, job.witness, in_place=job.in_upload_memory)
             except Exception as exc:  # a bad witness fails its job alone
                 self.hooks.finish(job, failure(exc))
                 continue
