@@ -41,6 +41,9 @@ def digest(key: str, wtns: WtnsBytes) -> str:
     return hashed.hexdigest()
 
 
+UPLOAD_MEMORY_QUEUE = 2  # a request's body goes to its prover's upload memory while fewer jobs than this wait
+
+
 class Service:
     """Jobs for the keys of ``registry`` proved by one worker per DeviceProver of ``devices``."""
 
@@ -186,9 +189,14 @@ class Service:
 
     def upload_memory(self, key: str) -> Callable[..., Any] | None:
         """Where a synchronous request's .wtns for ``key`` is best read: its prover's upload memory when one prover
-        in this process serves every job (:meth:`DeviceProver.upload_memory`), else None (a plain buffer: the
-        body goes on to a prover process or a Ray actor, or to whichever of several devices takes it)."""
-        if len(self.devices) == 1 and isinstance(self.devices[0], DeviceProver):
+        in this process serves every job (:meth:`DeviceProver.upload_memory`) and fewer than UPLOAD_MEMORY_QUEUE
+        jobs wait (pinned memory is bounded to the few witnesses proven next), else None (a plain buffer: the body
+        goes on to a prover process or a Ray actor, or to whichever of several devices takes it, or waits)."""
+        if (
+            len(self.devices) == 1
+            and isinstance(self.devices[0], DeviceProver)
+            and len(self.queue) < UPLOAD_MEMORY_QUEUE
+        ):
             return self.devices[0].upload_memory(key)
         return None
 

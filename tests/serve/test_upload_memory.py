@@ -11,9 +11,10 @@ import pytest
 
 from cuzk.formats.wtns import read_wtns
 from cuzk.serve.errors import UnprocessableError
+from cuzk.serve.jobs import Job
 from cuzk.serve.journal import Journal
 from cuzk.serve.keys import KeyRegistry
-from cuzk.serve.service import Service
+from cuzk.serve.service import UPLOAD_MEMORY_QUEUE, Service
 from cuzk.serve.witness import read_wtns_bytes, upload_body, wtns_size
 from cuzk.serve.worker import DeviceProver
 
@@ -79,3 +80,6 @@ def test_one_prover_in_process_offers_its_upload_memory(keys_dir: Path, tmp_path
     assert np.array_equal(prepared.assignment.z, read_wtns_bytes(body, entry.prime, entry.count, "bn").values)
     assert device.check(prepared, device.prove(prepared))["public"] == expected_public("bn")
     assert Service(registry, Journal(str(tmp_path / "two")), [device, device], capacity=2).upload_memory("bn") is None
+    for k in range(UPLOAD_MEMORY_QUEUE):  # jobs waiting: later bodies go to plain memory
+        service.queue.put(Job(f"waiting{k}", "bn", body, durable=False), force=True)
+    assert service.upload_memory("bn") is None
