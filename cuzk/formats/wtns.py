@@ -111,14 +111,14 @@ def read_wtns(
 ) -> Witness:
     """Read and check a .wtns file (``content``: its bytes, already in memory; ``path`` then names them). The values
     are copied once, into ``empty(shape, dtype)``: e.g. a device backend's ``host_array``, which its upload reads
-    at the bus's speed. With ``in_place`` and ``content`` already in such memory, the values are read where they
-    lie (no copy) when they start on an 8-byte boundary, else copied as without."""
+    at the bus's speed. With ``in_place`` and ``content`` already in such memory (writable), the values are read
+    where they lie (no copy) when they start on an 8-byte boundary, else copied as without."""
     file = BinFile(path, MAGIC, (1, 2), SECTIONS, content=content)
     n8, prime, count = read_header(file)
     body = file.cursor(2)
     raw = body.array(count, n8, "the witness values")
     body.finish()
-    if in_place and content is not None and raw.flags.c_contiguous and raw.ctypes.data % 8 == 0:
+    if in_place and content is not None and raw.flags.c_contiguous and raw.flags.writeable and raw.ctypes.data % 8 == 0:
         values = raw.view("<u8").reshape(count, n8 // 8)
     else:
         values = empty((count, n8 // 8), np.uint64)

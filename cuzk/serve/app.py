@@ -86,7 +86,6 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
     service = request.app[SERVICE]
     job_id = request.headers.get("Idempotency-Key")
     witness: Witness | None
-    into = None  # the prover's upload memory the body is read into, if any
     if request.content_type == "application/json":
         body = await request_json(request)
         entry = service.registry.get(body.get("key"))
@@ -106,7 +105,9 @@ async def read_job(request: web.Request, *, durable: bool) -> Job:
         raise BadRequestError(
             "a job id is 1 to 128 letters, digits, '.', '_', ':' or '-', starting with one of the first two"
         )
-    return Job(job_id or uuid.uuid4().hex, entry.name, wtns, durable, witness, in_upload_memory=into is not None)
+    return Job(
+        job_id or uuid.uuid4().hex, entry.name, wtns, durable, witness, in_upload_memory=isinstance(wtns, memoryview)
+    )
 
 
 async def read_body(
