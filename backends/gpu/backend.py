@@ -193,7 +193,7 @@ class DeviceBackend(FieldWork, PairingWork, PointNttWork, BasesWork, BackendBase
             if ctx.trace is not None:
                 return queue(ctx)()
             ctx.trace = trace = []
-            self._per_thread.batch_marks = None
+            self._per_thread.batch_marks = self._per_thread.batch_seconds = None
             try:
                 finish = queue(ctx)
             except ctx.memory_errors as exc:
