@@ -52,6 +52,7 @@ class WitnessProcess:
 
     def __init__(self, qap: SparseQap) -> None:
         context = multiprocessing.get_context("spawn")
+        self._older = set(multiprocessing.active_children())  # what close() must leave alone
         self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start, initargs=(qap,))
 
     def submit(self, job: Callable[[], Any]) -> Future[tuple[Assignment, Steps]]:
@@ -62,11 +63,15 @@ class WitnessProcess:
         Ctrl-C its witness is not wanted, and the worker, which ignores SIGINT, would finish it first). The pool's
         manager thread ends here, before the interpreter's exit: Python 3.11's exit hook wakes every such thread
         still alive through its wake-up pipe, and one that had closed that pipe already made it print a traceback
-        (the pipe is guarded from 3.12 on). The pool's own attributes are read where they exist (3.10–3.13)."""
-        processes = list((getattr(self._pool, "_processes", None) or {}).values())
+        (the pipe is guarded from 3.12 on). The pool's own attributes are read where they exist (3.10–3.13).
+
+        A worker the pool started but had not yet recorded (a Ctrl-C between its start and the pool's note of it)
+        is ended too: it would wait for work forever, and the interpreter's exit joins every child still alive.
+        Every child process started since this object was made is taken for the pool's."""
+        processes = set((getattr(self._pool, "_processes", None) or {}).values())
         manager = getattr(self._pool, "_executor_manager_thread", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
+        for process in processes | (set(multiprocessing.active_children()) - self._older):
             process.terminate()
         if manager is not None:
             manager.join(JOIN_S)

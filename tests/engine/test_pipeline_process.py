@@ -118,3 +118,37 @@ def test_closing_ends_a_busy_worker_at_once() -> None:
     assert time.monotonic() - began < 10
     assert workers and all(not worker.is_alive() for worker in workers)
     assert not [t for t in threading.enumerate() if "ExecutorManagerThread" in type(t).__name__]
+
+
+def idle_worker(seconds: float) -> None:
+    """A child that waits, as a pool's worker waits for work that never comes."""
+    import time
+
+    time.sleep(seconds)
+
+
+def test_closing_ends_a_worker_the_pool_had_not_recorded() -> None:
+    """A Ctrl-C between a worker's start and the pool's note of it left a child waiting for work forever, and the
+    interpreter's exit joined it (a CI run's `cuzk prove` hung after printing "interrupted"). close() ends every
+    child started since the WitnessProcess was made, and leaves older ones alone."""
+    import multiprocessing
+    import time
+
+    from cuzk.engine.witness_process import WitnessProcess
+
+    context = multiprocessing.get_context("spawn")
+    older = context.Process(target=idle_worker, args=(60,))
+    older.start()
+    try:
+        _, prover = compiled_prover()
+        process = WitnessProcess(prover.qap)
+        stray = context.Process(target=idle_worker, args=(60,))  # started, never in the pool's own table
+        stray.start()
+        began = time.monotonic()
+        process.close()
+        stray.join(10)
+        assert time.monotonic() - began < 10 and not stray.is_alive()
+        assert older.is_alive()
+    finally:
+        older.terminate()
+        older.join()
