@@ -46,14 +46,28 @@ def make_witness(job: Callable[[], Any]) -> tuple[Assignment, Steps]:
     return Assignment(z, a, b, c), [("synthesis", t0, t1), ("witness_to_limbs", t1, t2), ("qap_evaluations", t2, t3)]
 
 
+class _Recording:
+    """A multiprocessing context that notes every process made through it (in ``made``), started or not."""
+
+    def __init__(self, context: Any) -> None:
+        self._context, self.made = context, []
+
+    def Process(self, *args: Any, **kwargs: Any) -> Any:  # multiprocessing's name
+        process = self._context.Process(*args, **kwargs)
+        self.made.append(process)
+        return process
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
 class WitnessProcess:
     """One worker process making witnesses of one circuit; jobs must pickle (module-level functions,
     ``functools.partial`` of them). Close it (or use it as a context manager) to end the process."""
 
     def __init__(self, qap: SparseQap) -> None:
-        context = multiprocessing.get_context("spawn")
-        self._older = set(multiprocessing.active_children())  # what close() must leave alone
-        self._pool = ProcessPoolExecutor(1, mp_context=context, initializer=_start, initargs=(qap,))
+        self._context = _Recording(multiprocessing.get_context("spawn"))
+        self._pool = ProcessPoolExecutor(1, mp_context=self._context, initializer=_start, initargs=(qap,))  # type: ignore[arg-type]
 
     def submit(self, job: Callable[[], Any]) -> Future[tuple[Assignment, Steps]]:
         return self._pool.submit(make_witness, job)
@@ -67,12 +81,13 @@ class WitnessProcess:
 
         A worker the pool started but had not yet recorded (a Ctrl-C between its start and the pool's note of it)
         is ended too: it would wait for work forever, and the interpreter's exit joins every child still alive.
-        Every child process started since this object was made is taken for the pool's."""
-        processes = set((getattr(self._pool, "_processes", None) or {}).values())
+        The pool makes its processes through this object's context, which notes each one."""
+        processes = set((getattr(self._pool, "_processes", None) or {}).values()) | set(self._context.made)
         manager = getattr(self._pool, "_executor_manager_thread", None)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes | (set(multiprocessing.active_children()) - self._older):
-            process.terminate()
+        for process in processes:
+            if process.is_alive():
+                process.terminate()
         if manager is not None:
             manager.join(JOIN_S)
 

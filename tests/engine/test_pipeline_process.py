@@ -130,25 +130,25 @@ def idle_worker(seconds: float) -> None:
 def test_closing_ends_a_worker_the_pool_had_not_recorded() -> None:
     """A Ctrl-C between a worker's start and the pool's note of it left a child waiting for work forever, and the
     interpreter's exit joined it (a CI run's `cuzk prove` hung after printing "interrupted"). close() ends every
-    child started since the WitnessProcess was made, and leaves older ones alone."""
+    process made through the pool's context, and leaves other children alone (another device's witness process)."""
     import multiprocessing
     import time
 
     from cuzk.engine.witness_process import WitnessProcess
 
     context = multiprocessing.get_context("spawn")
-    older = context.Process(target=idle_worker, args=(60,))
-    older.start()
+    _, prover = compiled_prover()
+    process = WitnessProcess(prover.qap)
+    other = context.Process(target=idle_worker, args=(60,))  # another's child (another device's witnesses)
+    other.start()
     try:
-        _, prover = compiled_prover()
-        process = WitnessProcess(prover.qap)
-        stray = context.Process(target=idle_worker, args=(60,))  # started, never in the pool's own table
+        stray = process._context.Process(target=idle_worker, args=(60,))  # the pool's, never in its own table
         stray.start()
         began = time.monotonic()
         process.close()
         stray.join(10)
         assert time.monotonic() - began < 10 and not stray.is_alive()
-        assert older.is_alive()
+        assert other.is_alive()
     finally:
-        older.terminate()
-        older.join()
+        other.terminate()
+        other.join()
