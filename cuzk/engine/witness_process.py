@@ -50,7 +50,8 @@ class _Recording:
     """A multiprocessing context that notes every process made through it (in ``made``), started or not."""
 
     def __init__(self, context: Any) -> None:
-        self._context, self.made = context, []
+        self._context = context
+        self.made: list[Any] = []
 
     def Process(self, *args: Any, **kwargs: Any) -> Any:  # multiprocessing's name
         process = self._context.Process(*args, **kwargs)
