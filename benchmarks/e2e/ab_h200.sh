@@ -7,8 +7,7 @@
 #     PATCH=change.patch LOGS_BN254=20 LOGS_BLS=20 bash benchmarks/e2e/ab_h200.sh
 set -uo pipefail
 OUT=${OUT:-out}; E2E=${E2E:-/tmp/e2e}; mkdir -p "$OUT"
-[[ -f ${PATCH:-} ]] || { echo "PATCH must name the change's diff"; exit 2; }
-patch --dry-run -R -p1 -s < "$PATCH" || { echo "$PATCH does not reverse on this tree"; exit 2; }
+source "$(dirname "$0")/../ab_patch.sh"
 if ! compgen -G "$E2E/*-2^*/circuit.zkey" > /dev/null; then  # inputs kept from an earlier call are used again
   RUN=0 OUT=$OUT E2E=$E2E bash benchmarks/e2e/h200.sh > "$OUT/make_log.txt" 2>&1
   cat "$OUT/make.txt" 2>/dev/null
@@ -17,10 +16,8 @@ compgen -G "$E2E/*-2^*/circuit.zkey" > /dev/null || { tail "$OUT/make_log.txt"; 
 python3 -c "import cuzk.cli" 2>/dev/null || python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1
 for round in $(seq 1 "${ROUNDS:-2}"); do
   for tree in before after; do
-    [[ $tree == before ]] && patch -R -p1 -s < "$PATCH"
     mkdir -p "$OUT/$tree$round"
-    OUT=$OUT/$tree$round bash benchmarks/e2e/run.sh "$E2E" > /dev/null 2>&1
-    [[ $tree == before ]] && patch -p1 -s < "$PATCH"
+    on_tree "$tree" env OUT="$OUT/$tree$round" bash benchmarks/e2e/run.sh "$E2E" > /dev/null 2>&1
     sed "s/^/$tree $round  /" "$OUT/$tree$round/e2e.txt" | tee -a "$OUT/ab.txt"
   done
 done

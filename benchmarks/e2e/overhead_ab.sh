@@ -9,19 +9,16 @@
 set -uo pipefail
 OUT=${OUT:-out}; E2E=${E2E:-/tmp/e2e}; mkdir -p "$OUT" "$E2E"
 export PYTHONUNBUFFERED=1
-[[ -f ${PATCH:-} ]] || { echo "PATCH must name the change's diff"; exit 2; }
-patch --dry-run -R -p1 -s < "$PATCH" || { echo "$PATCH does not reverse on this tree"; exit 2; }
+source "$(dirname "$0")/../ab_patch.sh"
 python3 -c "import cuzk.cli" 2>/dev/null || python3 -m pip install -q --no-deps --no-build-isolation -e . >/dev/null 2>&1 || exit 1
 input="$E2E/bn254-2^20"
 [[ -f $input/circuit.zkey ]] || python3 benchmarks/e2e/make_inputs.py "$E2E" --curves bn254 --logs 20 \
   --setup-backend cuda 2>&1 | tail -1
 for round in $(seq "${ROUNDS:-3}"); do
   for tree in before after; do
-    [[ $tree == before ]] && patch -R -p1 -s < "$PATCH"
     echo "== $tree, round $round" >> "$OUT/overhead_ab.txt"
-    python3 benchmarks/e2e/warm_overhead.py "$input/circuit.zkey" "$input/witness.wtns" --backend cuda \
-      --proofs "${PROOFS:-15}" --trace "$OUT/warm-$tree.trace.json" >> "$OUT/overhead_ab.txt" 2>&1
-    [[ $tree == before ]] && patch -p1 -s < "$PATCH"
+    on_tree "$tree" python3 benchmarks/e2e/warm_overhead.py "$input/circuit.zkey" "$input/witness.wtns" \
+      --backend cuda --proofs "${PROOFS:-15}" --trace "$OUT/warm-$tree.trace.json" >> "$OUT/overhead_ab.txt" 2>&1
     echo "$tree $round: $(grep '^medians' "$OUT/overhead_ab.txt" | tail -1)"
   done
 done
