@@ -8,11 +8,11 @@ engine (SupraSeal C2) and of ark-groth16's ``create_proof``:
    one upload for every MSM), and A·z, B·z, C·z by the host backend's sparse products (:mod:`cuzk.engine.witness`)
    — before the proof, or beside the previous one in a pipeline (:mod:`cuzk.engine.pipeline`);
 2. B_G2: the MSM over b_g2_query on a thread of its own, started first and overlapping everything below, as the
-   seed's tail MSM (:meth:`Prover._b_g2`); after the G1 MSMs for a large key on one device (:mod:`.lanes`);
+   seed's tail MSM (:meth:`Prover._lane`); after the G1 MSMs for a large key on one device (:mod:`.lanes`);
 3. H: the quotient's scalars by the backend's fused ``compute_h`` (COMPUTE_H), or the reference's witness map over
    the backend's NTTs (:meth:`Prover._h`);
-4. the G1 MSMs over a_query, b_g1_query, l_query and h_query: one ``msm_batch`` call with the assembly's terms over
-   the fixed points on a device backend (one wait for the device instead of six), else one call each
+4. the G1 MSMs over a_query, b_g1_query, l_query and h_query: one ``msm_batch`` call on a device backend, with the
+   assembly's terms over the fixed points unless the host makes them on B_G2's thread, else one call each
    (:meth:`Prover._msms_g1`);
 5. the assembly (:mod:`cuzk.engine.assembly`), after B_G2's thread is joined.
 
@@ -288,25 +288,29 @@ class Prover:
         z_g2 = kept if self.g2_backend is self.backend else z
         # beside: B_G2 on its thread (the longest MSM); after: only its fixed part there, its MSM after the G1 MSMs
         beside, thread = self.g2_in_parallel, self._b_g2_thread
-        lane = thread.submit(self._b_g2, z_g2, s) if beside else thread.submit(self._b_g2_fixed, s)
+        lane = thread.submit(self._lane, z_g2, r, s, beside)  # with the G1 fixed terms when made on the host
         try:
             scalars: dict[str, Scalars] = {"a": kept, "b_g1": kept, "l": kept[self.pk.num_inputs :]}
             with self.recorder.span("h"):
                 scalars["h"] = self._h(abc_kept if abc_kept is not None and self.keeps else abc)
-            sums = self._msms_g1(scalars, self.assembly.fixed_terms(r, s))
+            sums = self._msms_g1(scalars, {} if self.assembly.fixed_apart else self.assembly.fixed_terms(r, s))
             total = None if beside else self._b_g2_sum(z_g2)
             with self.recorder.span("wait_b_g2"):
-                point = lane.result()  # [B]₂ beside, else its fixed part
+                fixed, point = lane.result()  # [B]₂ beside, else its fixed part
+                sums |= fixed
                 b_g2_point = point if total is None else self.assembly.b_g2(total, point)
         finally:  # no B_G2 outlives its proof, whatever was raised here
             wait([lane])
         with self.recorder.span("assemble"):
             return self.assembly.proof(sums, b_g2_point, r, s)
 
-    def _b_g2(self, z: Scalars, s: int) -> Point:
-        """[B]₂ on B_G2's thread: the B_G2 MSM (the seed's tail MSM), then its fixed terms."""
-        total = self._b_g2_sum(z)
-        return self.assembly.b_g2(total, self._b_g2_fixed(s))
+    def _lane(self, z: Scalars, r: int, s: int, beside: bool) -> tuple[dict[str, np.ndarray], Point]:
+        """B_G2's thread: [B]₂ (``beside``: the B_G2 MSM, the seed's tail MSM, then its fixed part) or its fixed
+        part alone, and the G1 fixed terms when the host makes them (after the MSM, while the main thread waits)."""
+        total = self._b_g2_sum(z) if beside else None
+        fixed = self.assembly.fixed_sums(r, s) if self.assembly.fixed_apart else {}
+        point = self._b_g2_fixed(s)
+        return fixed, point if total is None else self.assembly.b_g2(total, point)
 
     def _b_g2_sum(self, z: Scalars) -> np.ndarray:
         with self.recorder.span("msm_b_g2", group="g2", n=len(z)):

@@ -109,9 +109,9 @@ def test_batch_phase_holds_each_msm_as_a_part() -> None:
     """msm_batch_g1 is one backend call whose MSMs (the four queries', then the assembly's two over the fixed
     points) are internal spans ``part_of`` it, end to end in their order, the last ending with the call; the table
     lists them under it with an internal time only; a proof makes five backend calls (B_G2, [B]₂, H, the G1 batch,
-    the assembly's MSM over the four sums)."""
+    the assembly's MSM over the four sums) when its small MSMs run on the device (a one-shot prover)."""
     cs, pk = keys(size=1)
-    prover = Prover(pk, TimedBatches())
+    prover = Prover(pk, TimedBatches(), proofs=1)
     assert prover.batch
     assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
     rec = prover.recorder

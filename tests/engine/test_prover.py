@@ -322,11 +322,12 @@ def test_every_example_circuit_proves_on_bls12_381(circuit: str) -> None:
 
 def test_internal_level_is_recorded_when_the_backend_reports_it() -> None:
     """A backend that reports its own compute time (here OpenCL's profiling events) fills the internal column; the
-    four G1 MSMs and the assembly's two over the key's fixed points, one batch call (msm_batch_g1), report their
-    device times as its parts."""
+    four G1 MSMs and the assembly's two over the key's fixed points, one batch call (msm_batch_g1) in a one-shot
+    prover (its small MSMs on the device), report their device times as its parts."""
     usable_or_skip("opencl")
     cs, pk = keys(BN254, Reduction.LIBSNARK, size=2)
-    prover = Prover(pk, "opencl")
+    prover = Prover(pk, "opencl", proofs=1)
+    assert not prover.assembly.fixed_apart
     assert prover.prove(cs, r=3, s=4).to_bytes() == create_proof(pk, cs, r=3, s=4).to_bytes()
     rec = prover.recorder
     internal = {s.name for s in rec.spans if s.level == "internal" and "part_of" not in s.args}
@@ -349,8 +350,8 @@ def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
     """host_backend: the cpu backend beside a device backend (where the four-point MSM would be one GPU
     thread's chain of doublings) once its kernels for them are ready (tests/engine/test_warm_ready.py: the device's
     own before), the backend itself otherwise; the opencl prover warms the cpu's MSMs of both groups while it is
-    made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums and over [β]₂, [δ]₂ are the
-    cpu's."""
+    made (one phase warm_small_msm), and its assembly's MSMs over the four G1 sums, over [β]₂, [δ]₂ and the G1
+    fixed terms over [α]₁, [β]₁, [δ]₁ (made on B_G2's thread, out of the device's batch) are the cpu's."""
     usable_or_skip("opencl")
     usable_or_skip("cpu")
     reference = ReferenceBackend()
@@ -378,7 +379,10 @@ def test_the_assemblys_small_msms_run_on_the_cpu_beside_a_device() -> None:
 
         small.msm, small.msm_prepared = counted, counted_prepared  # type: ignore[method-assign]
     assert prover.prove(cs, r=5, s=6).to_bytes() == create_proof(pk, cs, r=5, s=6).to_bytes()
-    assert sorted(calls) == [("g1", 4), ("g2", 2)]  # Σl, Σh, Σa, Σb; [β]₂, [δ]₂
+    assert sorted(calls) == [("g1", 3), ("g1", 3), ("g1", 4), ("g2", 2)]  # twice [α]₁, [β]₁, [δ]₁; the sums; [β]₂, [δ]₂
+    parts = {s.name for s in prover.recorder.spans if s.args.get("part_of") == "msm_batch_g1"}
+    assert parts == {"msm_a_g1", "msm_b_g1", "msm_l_g1", "msm_h_g1"}
+    assert {"assemble_a_fixed", "assemble_c_fixed"} <= {s.name for s in prover.recorder.spans if s.level == "backend"}
 
 
 def test_a_long_lived_provers_check_pairs_on_the_host_beside_a_device() -> None:
