@@ -5,9 +5,11 @@
 The transform of :func:`cuzk.reference.point_ntt.point_ntt`, on the device from end to end: the points go in
 bit-reversed and in XYZZ Montgomery form (``pntt_load``); the n/2 twiddles ω^t are made and split once
 (``pntt_twiddles``: k ≡ k₁ + k₂·λ, the GLV halves of :mod:`cuzk.backends.kernels.glv`); then log₂ n launches of
-``pntt_stage``, one work-item a butterfly (A, B) → (A + [ω^t]B, A − [ω^t]B); the inverse multiplies every point by
-n⁻¹ (``pntt_scale``) and reads output m from position (n − m) mod n, as the reference does; ``pntt_store`` writes
-canonical affine points into the upload's buffer, which is read back.
+``pntt_stage``, one work-item a butterfly (A, B) → (A + [ω^t]B, A − [ω^t]B); the inverse scales by n⁻¹ as the cpu
+backend does, point 0 first (``pntt_scale``), then in each stage the butterflies of the block holding point 0 with
+the twiddles n⁻¹·ω^t (log₂ n + 1 multiplications, not a pass over every point), and reads output m from position
+(n − m) mod n, as the reference does; ``pntt_store`` writes canonical affine points into the upload's buffer, which
+is read back.
 
 Why this shape: a butterfly's scalar multiplication (one chain of about 128 doublings with GLV, and the additions of
 signed 5-bit windows) costs thousands of field products, so a stage is bound by arithmetic, not by memory: one
@@ -42,10 +44,10 @@ XYZZ_COORDINATES = 4  # X, Y, ZZ, ZZZ: twice the affine point's size
 
 def device_bytes(curve: Curve, group: str, n: int) -> int:
     """Device memory of a transform of n points: the upload (reused for the output), the XYZZ points, the split
-    twiddles."""
+    twiddles ω^t and (the inverse) n⁻¹·ω^t."""
     return (
         n * _point_bytes(curve, group) * (1 + XYZZ_COORDINATES // 2)
-        + (max(1, n // 2) + 1) * glv_layout(curve, group).record_bytes
+        + 2 * max(1, n // 2) * glv_layout(curve, group).record_bytes
     )
 
 
@@ -95,12 +97,16 @@ def queue_point_ntt(
     xyzz = ctx.buffer(XYZZ_COORDINATES // 2 * n * point_bytes)
     bad = ctx.upload(np.array([NONE_BAD], dtype=np.uint32))
     ctx.launch(curve, program, f"{g}_pntt_load", n, source, xyzz, np.uint32(log_n), np.uint32(stored), bad)
+    base, fold = ctx.upload(montgomery(curve, omega)), inverse and n > 1
     twiddles = ctx.buffer(half_count * layout.record_bytes)
-    base = ctx.upload(montgomery(curve, omega))
-    ctx.launch(curve, program, "pntt_twiddles", half_count, base, np.uint32(0), np.uint32(half_count), twiddles)
+    scaled = ctx.buffer(half_count * layout.record_bytes) if fold else twiddles  # read by the stages with fold only
+    for table, scale in [(twiddles, 1)] + ([(scaled, pow(n, -1, curve.r))] if fold else []):
+        factor, count = ctx.upload(montgomery(curve, scale)), np.uint32(half_count)
+        ctx.launch(curve, program, "pntt_twiddles", half_count, base, factor, np.uint32(0), count, table)
+    if fold:  # point 0 times n⁻¹ (scaled[0]); the stages fold it into the rest
+        ctx.launch(curve, program, f"{g}_pntt_scale", 1, xyzz, scaled, np.uint32(1))
     half = 1
     while half < n:
-        stride = n // (2 * half)
         ctx.launch(
             curve,
             program,
@@ -108,16 +114,13 @@ def queue_point_ntt(
             n // 2,
             xyzz,
             twiddles,
+            scaled,
+            np.uint32(fold),
             np.uint32(half),
-            np.uint32(stride),
+            np.uint32(n // (2 * half)),
             np.uint32(n // 2),
         )
         half *= 2
-    if inverse and n > 1:
-        scale = ctx.buffer(layout.record_bytes)
-        n_inv = ctx.upload(montgomery(curve, pow(n, -1, curve.r)))
-        ctx.launch(curve, program, "pntt_twiddles", 1, n_inv, np.uint32(1), np.uint32(1), scale)
-        ctx.launch(curve, program, f"{g}_pntt_scale", n, xyzz, scale, np.uint32(n))
     ctx.launch(curve, program, f"{g}_pntt_store", n, xyzz, source, np.uint32(n), np.uint32(inverse), np.uint32(stored))
     read, first_bad = ctx.read_later(source, points.shape, points.dtype), ctx.read_later(bad, (1,), np.uint32)
 

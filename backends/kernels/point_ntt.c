@@ -70,9 +70,10 @@ DEVICE void glv_round(const u32 *k, const u32 *g, bool negative, u32 *c) {
   if (negative) glv_negate(c);
 }
 
-/* The split of base^(first + t), base in Montgomery form, for t < count (a transform's twiddles ω^t, or with
- * first = 1 and count = 1 one scalar): k₁ = k − c₁a₁ − c₂a₂, k₂ = −c₁b₁ − c₂b₂ (kernels.glv). */
-KERNEL void pntt_twiddles(GLOBAL const fr_t *base, u32 first, u32 count, GLOBAL glv_scalar_t *out) {
+/* The split of scale·base^(first + t), base and scale in Montgomery form, for t < count (a transform's twiddles
+ * ω^t with scale 1, or the inverse's n⁻¹·ω^t): k₁ = k − c₁a₁ − c₂a₂, k₂ = −c₁b₁ − c₂b₂ (kernels.glv). */
+KERNEL void pntt_twiddles(GLOBAL const fr_t *base, GLOBAL const fr_t *scale, u32 first, u32 count,
+                          GLOBAL glv_scalar_t *out) {
   u32 t = GLOBAL_ID();
   if (t >= count) return;
   fr_t w = fr_one(), b = base[0];
@@ -81,7 +82,7 @@ KERNEL void pntt_twiddles(GLOBAL const fr_t *base, u32 first, u32 count, GLOBAL 
     w = fr_sqr(w);
     if ((e >> bit) & 1) w = fr_mul(w, b);
   }
-  w = fr_from_mont(w);
+  w = fr_from_mont(fr_mul(w, scale[0]));
   u32 k[8], c1[8], c2[8], k1[8], k2[8], prod[8];
   for (int i = 0; i < FR_N; i++) {
     for (int h = 0; h < LIMB_BITS / 32; h++) k[i * (LIMB_BITS / 32) + h] = (u32)((u64)w.l[i] >> (32 * h));
@@ -164,20 +165,28 @@ KERNEL void ${g}_pntt_load(GLOBAL const ${g}_affine_t *in, GLOBAL ${g}_xyzz_t *p
   points[bit_reverse(i, log_n)] = ${g}_from_affine(stored ? a : ${g}_affine_to_mont(a));
 }
 
-/* One stage: butterfly b pairs i = (b / span)·2·span + k and i + span, k = b mod span, twiddle ω^(k·stride). */
-KERNEL void ${g}_pntt_stage(GLOBAL ${g}_xyzz_t *points, GLOBAL const glv_scalar_t *twiddles, u32 span, u32 stride,
-                            u32 butterflies) {
+/* One stage: butterfly b pairs i = (b / span)·2·span + k and i + span, k = b mod span, twiddle ω^(k·stride).
+ * `fold` (the inverse): the transform's scale s = n⁻¹ is folded into the butterflies of the block holding point 0,
+ * whose first half is scaled already (s·DFT(x) = s·DFT(x_even) ± (s·ω^k)·DFT(x_odd)): they take their twiddle from
+ * `scaled` (s·ω^t), k = 0 too; so log₂ n + 1 multiplications scale the transform instead of a pass over n points. */
+KERNEL void ${g}_pntt_stage(GLOBAL ${g}_xyzz_t *points, GLOBAL const glv_scalar_t *twiddles,
+                            GLOBAL const glv_scalar_t *scaled, u32 fold, u32 span, u32 stride, u32 butterflies) {
   u32 b = GLOBAL_ID();
   if (b >= butterflies) return;
   u32 k = b % span, i = (b / span) * 2 * span + k;
   ${g}_xyzz_t a = points[i], t = points[i + span];
-  if (k != 0) t = ${g}_glv_mul(t, twiddles + (size_t)k * stride);
+  if (fold && b < span) {
+    t = ${g}_glv_mul(t, scaled + (size_t)k * stride);
+  } else if (k != 0) {
+    t = ${g}_glv_mul(t, twiddles + (size_t)k * stride);
+  }
   points[i] = ${g}_add(a, t);
   t.y = ${f}_neg(t.y);
   points[i + span] = ${g}_add(a, t);
 }
 
-/* points[i] ← [k]points[i] for the one split scalar *s (the inverse's n⁻¹). */
+/* points[i] ← [k]points[i] for i < n and the one split scalar *s (the inverse's n⁻¹ on point 0, before the stages
+ * fold it into the rest). */
 KERNEL void ${g}_pntt_scale(GLOBAL ${g}_xyzz_t *points, GLOBAL const glv_scalar_t *s, u32 n) {
   u32 i = GLOBAL_ID();
   if (i >= n) return;
