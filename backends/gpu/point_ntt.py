@@ -4,19 +4,21 @@
 
 The transform of :func:`cuzk.reference.point_ntt.point_ntt`, on the device from end to end: the points go in
 bit-reversed and in XYZZ Montgomery form (``pntt_load``); the n/2 twiddles ω^t are made and split once
-(``pntt_twiddles``: k ≡ k₁ + k₂·λ, the GLV halves of :mod:`cuzk.backends.kernels.glv`); then log₂ n launches of
+(``pntt_twiddles``: on G1 k ≡ k₁ + k₂·λ, the GLV halves of :mod:`cuzk.backends.kernels.glv`; on G2
+k ≡ k₀ + k₁λ + k₂μ + k₃λμ, the GLS quarters of :mod:`cuzk.backends.kernels.gls`); then log₂ n launches of
 ``pntt_stage``, one work-item a butterfly (A, B) → (A + [ω^t]B, A − [ω^t]B); the inverse scales by n⁻¹ as the cpu
 backend does, point 0 first (``pntt_scale``), then in each stage the butterflies of the block holding point 0 with
 the twiddles n⁻¹·ω^t (log₂ n + 1 multiplications, not a pass over every point), and reads output m from position
 (n − m) mod n, as the reference does; ``pntt_store`` writes canonical affine points into the upload's buffer, which
 is read back.
 
-Why this shape: a butterfly's scalar multiplication (one chain of about 128 doublings with GLV, and the additions of
-signed 5-bit windows) costs thousands of field products, so a stage is bound by arithmetic, not by memory: one
+Why this shape: a butterfly's scalar multiplication (one chain of about 128 doublings with GLV, 64 with GLS, in
+Jacobian coordinates, and the additions of signed 5-bit windows: backends/kernels/point_ntt_chain.c) costs
+thousands of field products, so a stage is bound by arithmetic, not by memory: one
 launch a stage (reading and writing every point once) costs little beside it, and no tiling is needed. The work
 is (n/2)·log₂ n such multiplications: every twiddle of a general transform is a full-size scalar (there is no
 small root of unity that would make some free, as ±i is in a complex FFT), and the Lagrange bases need the general
-transform. The two GLV halves share their doublings; the signed windows make every work-item of a warp add at the
+transform. The parts of a split share their doublings; the signed windows make every work-item of a warp add at the
 same steps, which the sparser wNAF of the cpu backend would not (its digits fall at different places per twiddle).
 """
 
@@ -33,6 +35,7 @@ from cuzk.backends.gpu.context import DeviceContext, Finish, ready
 from cuzk.backends.gpu.errors import DeviceMemoryError
 from cuzk.backends.gpu.plan import Memory
 from cuzk.backends.kernels.constants import curve_constants
+from cuzk.backends.kernels.gls import gls_layout
 from cuzk.backends.kernels.glv import glv_layout
 from cuzk.reference.curves import Curve
 
@@ -45,10 +48,14 @@ XYZZ_COORDINATES = 4  # X, Y, ZZ, ZZZ: twice the affine point's size
 def device_bytes(curve: Curve, group: str, n: int) -> int:
     """Device memory of a transform of n points: the upload (reused for the output), the XYZZ points, the split
     twiddles ω^t and (the inverse) n⁻¹·ω^t."""
-    return (
-        n * _point_bytes(curve, group) * (1 + XYZZ_COORDINATES // 2)
-        + 2 * max(1, n // 2) * glv_layout(curve, group).record_bytes
+    return n * _point_bytes(curve, group) * (1 + XYZZ_COORDINATES // 2) + 2 * max(1, n // 2) * split_record_bytes(
+        curve, group
     )
+
+
+def split_record_bytes(curve: Curve, group: str) -> int:
+    """Bytes of one twiddle's split on the device: GLV's halves on G1, GLS's quarters on G2."""
+    return gls_layout(curve).record_bytes if group == "g2" else glv_layout(curve, group).record_bytes
 
 
 def _point_bytes(curve: Curve, group: str) -> int:
@@ -92,14 +99,14 @@ def queue_point_ntt(
     check_memory(curve, group, n, memory)
     point_bytes = _point_bytes(curve, group)
     g, program, log_n, half_count = group, PROGRAMS[group], n.bit_length() - 1, max(1, n // 2)
-    layout = glv_layout(curve, group)
+    record_bytes = split_record_bytes(curve, group)
     source = ctx.upload(np.ascontiguousarray(points))
     xyzz = ctx.buffer(XYZZ_COORDINATES // 2 * n * point_bytes)
     bad = ctx.upload(np.array([NONE_BAD], dtype=np.uint32))
     ctx.launch(curve, program, f"{g}_pntt_load", n, source, xyzz, np.uint32(log_n), np.uint32(stored), bad)
     base, fold = ctx.upload(montgomery(curve, omega)), inverse and n > 1
-    twiddles = ctx.buffer(half_count * layout.record_bytes)
-    scaled = ctx.buffer(half_count * layout.record_bytes) if fold else twiddles  # read by the stages with fold only
+    twiddles = ctx.buffer(half_count * record_bytes)
+    scaled = ctx.buffer(half_count * record_bytes) if fold else twiddles  # read by the stages with fold only
     for table, scale in [(twiddles, 1)] + ([(scaled, pow(n, -1, curve.r))] if fold else []):
         factor, count = ctx.upload(montgomery(curve, scale)), np.uint32(half_count)
         ctx.launch(curve, program, "pntt_twiddles", half_count, base, factor, np.uint32(0), count, table)

@@ -33,6 +33,7 @@ from cuzk.backends.kernels.constants import (
     curve_constants,
     pairing_constants,
 )
+from cuzk.backends.kernels.gls import gls_table
 from cuzk.backends.kernels.glv import glv_layout, glv_table
 from cuzk.reference.curves import Curve
 
@@ -76,6 +77,8 @@ PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
         ("ec.c", _G1),
         ("glv_g1", {}),
         ("bits.c", {}),
+        ("point_ntt_chain.c", _G1),
+        ("point_ntt_glv.c", _G1),
         ("point_ntt.c", _G1),
     ),
     "point_ntt_g2": (
@@ -84,7 +87,10 @@ PROGRAMS: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
         ("fq2.c", {}),
         ("ec.c", _G2),
         ("glv_g2", {}),
+        ("gls_g2", {}),
         ("bits.c", {}),
+        ("point_ntt_chain.c", _G2),
+        ("point_ntt_gls.c", _G2),
         ("point_ntt.c", _G2),
     ),
 }
@@ -164,6 +170,15 @@ def fr_tables(api: Api, cc: CurveConstants) -> str:
     )
 
 
+def _fq2_initializer(api: Api, fq: FieldConstants) -> Callable[[tuple[int, int]], str]:
+    """An Fq2 value (c0, c1), canonical, as the API's initialiser of an ``fq2_t`` in Montgomery form."""
+
+    def fq2(value: tuple[int, int]) -> str:
+        return "{" + ", ".join("{" + _initializer(api, fq, fq.to_montgomery(c)) + "}" for c in value) + "}"
+
+    return fq2
+
+
 def pairing_tables(api: Api, cc: CurveConstants) -> str:
     """The pairing's constants (:func:`~cuzk.backends.kernels.constants.pairing_constants`): Fq2 values in
     Montgomery form, the Miller loop's and the hard part's signed digits, the curve's choices as macros."""
@@ -171,8 +186,7 @@ def pairing_tables(api: Api, cc: CurveConstants) -> str:
     if not all(0 <= c < 1 << 16 for c in pc.xi):
         raise KernelConstantError(f"{cc.curve.name}: ξ = {pc.xi} has no small non-negative coefficients (fq2_mul_xi)")
 
-    def fq2(value: tuple[int, int]) -> str:
-        return "{" + ", ".join("{" + _initializer(api, fq, fq.to_montgomery(c)) + "}" for c in value) + "}"
+    fq2 = _fq2_initializer(api, fq)
 
     def digits(values: Sequence[int]) -> str:
         return "{" + ", ".join(str(d) for d in values) + "}"
@@ -222,6 +236,7 @@ TABLES = {
     "pairing_tables": pairing_tables,
     "glv_g1": glv_tables("g1"),
     "glv_g2": glv_tables("g2"),
+    "gls_g2": lambda api, cc: gls_table(cc, _fq2_initializer(api, cc.fq)),
 }
 
 

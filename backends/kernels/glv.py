@@ -56,7 +56,7 @@ def glv_layout(curve: Curve, group: str) -> GlvLayout:
     return GlvLayout(split.beta, split.basis, rounding, (b2 < 0, b1 > 0), bits, words, windows)
 
 
-def _words(value: int) -> str:
+def words_initializer(value: int) -> str:
     """``{w0, w1, …}``: ``value`` as SCALAR_WORDS u32 words of 256-bit two's complement."""
     v = value % (1 << (WORD_BITS * SCALAR_WORDS))
     return "{" + ", ".join(f"0x{(v >> (WORD_BITS * i)) & 0xFFFFFFFF:08x}u" for i in range(SCALAR_WORDS)) + "}"
@@ -80,12 +80,12 @@ def glv_table(cc: CurveConstants, group: str, initializer: str) -> str:
         f"#define GLV_WINDOW_BITS {WINDOW_BITS}",
         f"#define GLV_C1_NEGATIVE {int(layout.rounding_negative[0])}",
         f"#define GLV_C2_NEGATIVE {int(layout.rounding_negative[1])}",
-        f"CONSTANT u32 GLV_A1[{SCALAR_WORDS}] = {_words(a1)};",
-        f"CONSTANT u32 GLV_B1[{SCALAR_WORDS}] = {_words(b1)};",
-        f"CONSTANT u32 GLV_A2[{SCALAR_WORDS}] = {_words(a2)};",
-        f"CONSTANT u32 GLV_B2[{SCALAR_WORDS}] = {_words(b2)};",
-        f"CONSTANT u32 GLV_G1[{SCALAR_WORDS}] = {_words(layout.rounding[0])};",
-        f"CONSTANT u32 GLV_G2[{SCALAR_WORDS}] = {_words(layout.rounding[1])};",
+        f"CONSTANT u32 GLV_A1[{SCALAR_WORDS}] = {words_initializer(a1)};",
+        f"CONSTANT u32 GLV_B1[{SCALAR_WORDS}] = {words_initializer(b1)};",
+        f"CONSTANT u32 GLV_A2[{SCALAR_WORDS}] = {words_initializer(a2)};",
+        f"CONSTANT u32 GLV_B2[{SCALAR_WORDS}] = {words_initializer(b2)};",
+        f"CONSTANT u32 GLV_G1[{SCALAR_WORDS}] = {words_initializer(layout.rounding[0])};",
+        f"CONSTANT u32 GLV_G2[{SCALAR_WORDS}] = {words_initializer(layout.rounding[1])};",
         f"DEVICE {field}_t glv_times_beta({field}_t x) {{",
         f"  fq_t beta = {{{initializer}}}; /* β = {layout.beta:#x}, Montgomery form */",
         times_beta,
@@ -94,4 +94,4 @@ def glv_table(cc: CurveConstants, group: str, initializer: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["SCALAR_WORDS", "WINDOW_BITS", "WORD_BITS", "GlvLayout", "glv_layout", "glv_table"]
+__all__ = ["SCALAR_WORDS", "WINDOW_BITS", "WORD_BITS", "GlvLayout", "glv_layout", "glv_table", "words_initializer"]

@@ -204,3 +204,46 @@ def test_cpu_gls_split(curve: Curve) -> None:
         assert (k0 + k1 * split.lam + (k2 + k3 * split.lam) * split.mu - k) % curve.r == 0
         assert max(abs(k0), abs(k1), abs(k2), abs(k3)) < split.bound
     assert lll([[1, 0], [3, 1]]) == [[1, 0], [0, 1]]  # the textbook reduction of a sheared basis
+
+
+def _device_round(k: int, rounding: int, negative: bool) -> int:
+    """The kernels' Babai coefficient: ±⌊(k·G + 2^255) / 2^256⌋ (glv_round in point_ntt_chain.c)."""
+    c = (k * rounding + (1 << 255)) >> 256
+    return -c if negative else c
+
+
+@by_curve
+@pytest.mark.parametrize("group", ["g1", "g2"])
+def test_device_split_layouts(curve: Curve, group: str) -> None:
+    """The GPU kernels' twiddle splits, their rounding emulated on Python ints: GLV's halves on G1 (and the G2
+    layout kept beside it), GLS's quarters on G2 — each part below 2^bits, the windows covering one bit more within
+    the stored words, and the parts a decomposition of k (mod r), on the edges, random scalars and a domain's
+    twiddles."""
+    from cuzk.backends.cpu.glv import glv
+    from cuzk.backends.kernels.gls import gls_layout
+    from cuzk.backends.kernels.glv import WINDOW_BITS, glv_layout
+
+    r = curve.r
+    omega = ffjavascript_root(curve.Fr, 1 << 9).value
+    rng = random.Random(3)
+    scalars = [0, 1, r - 1, (r - 1) // 2, (r + 1) // 2] + [rng.randrange(r) for _ in range(300)]
+    scalars += [pow(omega, t, r) for t in range(256)]
+    if group == "g1":
+        layout, lam = glv_layout(curve, group), glv(curve, group).lam
+        a1, b1, a2, b2 = layout.basis
+        basis = ((a1, b1), (a2, b2))
+        weights = [1, lam]
+    else:
+        from cuzk.backends.cpu.gls import gls
+
+        layout, split = gls_layout(curve), gls(curve)
+        basis = layout.basis
+        weights = [1, split.lam, split.mu, split.lam * split.mu]
+    assert layout.bits + 1 <= WINDOW_BITS * layout.windows < 32 * layout.words
+    for k in scalars:
+        parts = [k] + [0] * (len(weights) - 1)
+        for i, row in enumerate(basis):
+            m = _device_round(k, layout.rounding[i], layout.rounding_negative[i])
+            parts = [v - m * b for v, b in zip(parts, row, strict=True)]
+        assert sum(v * w for v, w in zip(parts, weights, strict=True)) % r == k % r
+        assert all(abs(v) < 1 << layout.bits for v in parts), (k, parts)
