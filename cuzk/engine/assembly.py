@@ -4,10 +4,11 @@
 the MSMs over the queries. Those few multiples are MSMs too, over the fixed points prepared like the queries where
 they run, so the group elements are the reference's and the bytes the same:
 
-- [α]₁ + r·[δ]₁ and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ need no MSM result: beside a device whose small MSMs run on the
-  host they are made there while the device makes the query MSMs (:meth:`Assembly.fixed_sums`, on B_G2's thread),
-  not after them on the device, where each is one thread's chain of 255 doublings; else on a batching backend they
-  ride in the batch of the query MSMs (:meth:`Assembly.fixed_terms`), else they are MSMs of their own at the end;
+- [α]₁ + r·[δ]₁ and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ need no MSM result: where the small MSMs run on the host (a host
+  backend, or beside a device in a long-lived prover) they are made there on B_G2's thread while the query MSMs
+  run (:meth:`Assembly.fixed_sums`), not after them (on a device each would be one thread's chain of 255
+  doublings); else (a device's own small MSMs) they ride in the batch of the query MSMs
+  (:meth:`Assembly.fixed_terms`), or without a batch are MSMs of their own at the end;
 - Σl + Σh + s·Σa + r·Σb is an MSM over four points just read back, and [β]₂ + s·[δ]₂ one over two points: on a
   device such an MSM is one thread's chain of 255 doublings, so both run on the host backend beside a device
   (:func:`~cuzk.backends.registry.host_backend`), and on the device's own backend otherwise.
@@ -123,8 +124,8 @@ class Assembly:
         self.fixed_g1 = prepare(calls, backend, self.curve, "g1", fixed_g1)
         self.fixed_g2 = prepare(calls, small["g2"], self.curve, "g2", fixed_g2)
         self._fixed_points = {"g1": [*fixed_g1, vk.alpha_g1], "g2": fixed_g2}
-        # the G1 fixed terms on the host beside the device's query MSMs (the small MSMs' backend is not the device)
-        self.fixed_apart = small["g1"] is not backend
+        # the G1 fixed terms on B_G2's thread, beside the query MSMs, wherever the small MSMs run on the host
+        self.fixed_apart = not has_capability(small["g1"], DEVICE)
         self.fixed_g1_small = prepare(calls, small["g1"], self.curve, "g1", fixed_g1) if self.fixed_apart else None
 
     def warm(self, own: dict[str, Backend]) -> None:
@@ -143,15 +144,17 @@ class Assembly:
         return {"a_fixed": (self.fixed_g1, [1, 0, r]), "c_fixed": (self.fixed_g1, [s, r, r * s % self.curve.r])}
 
     def fixed_sums(self, r: int, s: int) -> dict[str, np.ndarray]:
-        """The G1 fixed terms as MSMs on the small-MSM backend (with :attr:`fixed_apart`): a prover runs them on
-        B_G2's thread while the device makes the query MSMs, whose batch then leaves them out."""
+        """The G1 fixed terms as MSMs on the small-MSM backend (with :attr:`fixed_apart`), phase
+        ``assemble_g1_fixed``: a prover runs them on B_G2's thread while the query MSMs run, whose batch then leaves
+        them out."""
         terms = self.fixed_terms(r, s)
         k = {key: limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for key, (_, scalars) in terms.items()}
         small = self.small["g1"]
-        return {
-            key: self.calls.msm(small, f"assemble_{key}", self.curve, "g1", self.fixed_g1_small, k[key], None)
-            for key in terms
-        }
+        with self.calls.recorder.span("assemble_g1_fixed"):
+            return {
+                key: self.calls.msm(small, f"assemble_{key}", self.curve, "g1", self.fixed_g1_small, k[key], None)
+                for key in terms
+            }
 
     def b_g2_fixed(self, s: int) -> Point:
         """[β]₂ + s·[δ]₂, the fixed part of [B]₂: an MSM over the two fixed points on the G2 small-MSM backend. It
