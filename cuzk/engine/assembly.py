@@ -121,12 +121,12 @@ class Assembly:
         self.curve, self.calls, self.backend, self.small, self.batch = pk.curve, calls, backend, small, batch
         vk = pk.vk
         fixed_g1, fixed_g2 = [vk.alpha_g1, pk.beta_g1, pk.delta_g1], [vk.beta_g2, vk.delta_g2]
-        self.fixed_g1 = prepare(calls, backend, self.curve, "g1", fixed_g1)
-        self.fixed_g2 = prepare(calls, small["g2"], self.curve, "g2", fixed_g2)
-        self._fixed_points = {"g1": [*fixed_g1, vk.alpha_g1], "g2": fixed_g2}
         # the G1 fixed terms on B_G2's thread, beside the query MSMs, wherever the small MSMs run on the host
         self.fixed_apart = not has_capability(small["g1"], DEVICE)
-        self.fixed_g1_small = prepare(calls, small["g1"], self.curve, "g1", fixed_g1) if self.fixed_apart else None
+        self._fixed_backend = small["g1"] if self.fixed_apart else backend  # where the G1 fixed terms run
+        self.fixed_g1 = prepare(calls, self._fixed_backend, self.curve, "g1", fixed_g1)
+        self.fixed_g2 = prepare(calls, small["g2"], self.curve, "g2", fixed_g2)
+        self._fixed_points = {"g1": [*fixed_g1, vk.alpha_g1], "g2": fixed_g2}
 
     def warm(self, own: dict[str, Backend]) -> None:
         """One MSM of the assembly's shape on each group's small-MSM backend that is not the group's ``own``, so
@@ -147,14 +147,8 @@ class Assembly:
         """The G1 fixed terms as MSMs on the small-MSM backend (with :attr:`fixed_apart`), phase
         ``assemble_g1_fixed``: a prover runs them on B_G2's thread while the query MSMs run, whose batch then leaves
         them out."""
-        terms = self.fixed_terms(r, s)
-        k = {key: limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for key, (_, scalars) in terms.items()}
-        small = self.small["g1"]
         with self.calls.recorder.span("assemble_g1_fixed"):
-            return {
-                key: self.calls.msm(small, f"assemble_{key}", self.curve, "g1", self.fixed_g1_small, k[key], None)
-                for key in terms
-            }
+            return self._fixed_msms(self.fixed_terms(r, s))
 
     def b_g2_fixed(self, s: int) -> Point:
         """[β]₂ + s·[δ]₂, the fixed part of [B]₂: an MSM over the two fixed points on the G2 small-MSM backend. It
@@ -186,16 +180,18 @@ class Assembly:
         return Proof(a=a, b=b_g2, c=c)
 
     def _fixed_msms(self, terms: Terms) -> dict[str, np.ndarray]:
-        """The fixed terms not batched with the query MSMs: one G1 ``msm_batch`` call on a batching backend, else
-        one MSM each."""
+        """The fixed terms not batched with the query MSMs: on the host (:attr:`fixed_apart`) one MSM each, named
+        ``assemble_<term>``; else on the device after the query MSMs, one G1 ``msm_batch`` call on a batching
+        backend or one MSM each, named ``assemble``."""
         k = [limbs.ints_to_limbs(scalars, limbs.FR_LIMBS) for _, scalars in terms.values()]
         bases = [b for b, _ in terms.values()]
-        if self.batch:
+        if self.batch and not self.fixed_apart:
             results = self.calls.msm_batch(self.backend, "assemble", self.curve, "g1", bases, k, [None] * len(k))
             return dict(zip(terms, results, strict=True))
+        names = [f"assemble_{key}" if self.fixed_apart else "assemble" for key in terms]
         return {
-            key: self.calls.msm(self.backend, "assemble", self.curve, "g1", b, s, None)
-            for key, b, s in zip(terms, bases, k, strict=True)
+            key: self.calls.msm(self._fixed_backend, name, self.curve, "g1", b, s, None)
+            for key, name, b, s in zip(terms, names, bases, k, strict=True)
         }
 
     def _point(self, group: str, array: np.ndarray) -> Point:
