@@ -4,11 +4,11 @@
 the MSMs over the queries. Those few multiples are MSMs too, over the fixed points prepared like the queries where
 they run, so the group elements are the reference's and the bytes the same:
 
-- [α]₁ + r·[δ]₁ and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ need no MSM result: where the small MSMs run on the host (a host
-  backend, or beside a device in a long-lived prover) they are made there on B_G2's thread while the query MSMs
-  run (:meth:`Assembly.fixed_sums`), not after them (on a device each would be one thread's chain of 255
-  doublings); else (a device's own small MSMs) they ride in the batch of the query MSMs
-  (:meth:`Assembly.fixed_terms`), or without a batch are MSMs of their own at the end;
+- [α]₁ + r·[δ]₁ and s·[α]₁ + r·[β]₁ + r·s·[δ]₁ need no MSM result: beside a device whose small MSMs run on the
+  host (a long-lived prover) they are made there on B_G2's thread while the query MSMs run
+  (:meth:`Assembly.fixed_sums`), not after them on the device, where each would be one thread's chain of 255
+  doublings; else they ride in the batch of the query MSMs on a batching backend (:meth:`Assembly.fixed_terms`),
+  or are MSMs of their own at the end;
 - Σl + Σh + s·Σa + r·Σb is an MSM over four points just read back, and [β]₂ + s·[δ]₂ one over two points: on a
   device such an MSM is one thread's chain of 255 doublings, so both run on the host backend beside a device
   (:func:`~cuzk.backends.registry.host_backend`), and on the device's own backend otherwise.
@@ -121,8 +121,10 @@ class Assembly:
         self.curve, self.calls, self.backend, self.small, self.batch = pk.curve, calls, backend, small, batch
         vk = pk.vk
         fixed_g1, fixed_g2 = [vk.alpha_g1, pk.beta_g1, pk.delta_g1], [vk.beta_g2, vk.delta_g2]
-        # the G1 fixed terms on B_G2's thread, beside the query MSMs, wherever the small MSMs run on the host
-        self.fixed_apart = not has_capability(small["g1"], DEVICE)
+        # the G1 fixed terms on B_G2's thread, beside a device's query MSMs, where the small MSMs run on the host (on
+        # a host backend they stay on the main thread: its kernels may still be compiling on a first run, and a
+        # thread busy compiling holds the process at its exit after Ctrl-C, tests/test_signals.py)
+        self.fixed_apart = small["g1"] is not backend and not has_capability(small["g1"], DEVICE)
         self._fixed_backend = small["g1"] if self.fixed_apart else backend  # where the G1 fixed terms run
         self.fixed_g1 = prepare(calls, self._fixed_backend, self.curve, "g1", fixed_g1)
         self.fixed_g2 = prepare(calls, small["g2"], self.curve, "g2", fixed_g2)
