@@ -124,12 +124,14 @@ DEVICE ${g}_jac_t ${g}_jac_from_xyzz(${g}_xyzz_t p) {
   return r;
 }
 
+/* (X, Y, Z², Z³): the cached form's coordinates. */
 DEVICE ${g}_xyzz_t ${g}_xyzz_from_jac(${g}_jac_t p) {
+  ${g}_cached_t c = ${g}_cache(p);
   ${g}_xyzz_t r;
-  r.x = p.x;
-  r.y = p.y;
-  r.zz = ${f}_sqr(p.z);
-  r.zzz = ${f}_mul(r.zz, p.z);
+  r.x = c.x;
+  r.y = c.y;
+  r.zz = c.zz;
+  r.zzz = c.zzz;
   return r;
 }
 
